@@ -1,0 +1,3 @@
+from mishkan_core.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,68 @@
+"""Argument parsing and dispatch, nothing else.
+
+Each subcommand lives in its own module, which exposes
+``add_arguments(parser)`` and ``run(args) -> int``; this file holds no logic
+of its own.
+
+Exit codes shared by every subcommand: 0 success/clean, 1 findings or
+violations, 2 usage error or unusable input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from typing import Any, Sequence
+
+# subcommand -> (module, one-line help)
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "metrics": ("mishkan_core.metrics", "D-009 conformance report from hook telemetry"),
+    "ingest-lint": ("mishkan_core.ingest_lint", "reject AST-shaped content bound for Cognee work"),
+    "routing": ("mishkan_core.routing", "validate the D-008 routing matrix against a harness"),
+    "route": ("mishkan_core.routing.route", "say which store answers a question"),
+    "install": ("mishkan_core.install", "install the graphify-nudge hook into a project"),
+    "demo": ("mishkan_core.demo", "run the hook and the report on a built-in example"),
+}
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that exits 2 with one line, never a usage dump plus traceback."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from mishkan_core import __version__
+
+    parser = _ArgumentParser(prog="mishkan", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--version", action="version", version=f"mishkan {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    for name, (module, help_text) in SUBCOMMANDS.items():
+        sub_parser = sub.add_parser(name, help=help_text, description=help_text)
+        sub_parser.set_defaults(_module=module)
+        _load(module).add_arguments(sub_parser)
+    return parser
+
+
+def _load(module: str) -> Any:
+    return importlib.import_module(module)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(_load(args._module).run(args))
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
