@@ -1,0 +1,64 @@
+"""``--format markdown``: the report for a sprint-close note or a PR."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, header, num, ratio_line
+from mishkan_core.metrics.report import pct
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render(report: dict[str, Any]) -> str:
+    title, source = header(report)
+    out: list[str] = [f"## {title}", "", f"_{source}_", ""]
+    out.append("| metric | value |")
+    out.append("| --- | --- |")
+    out.append(
+        "| nudge-respect ratio | "
+        + ratio_line(report, "nudge_respect_ratio", "nudges_respected", "nudges")
+        + " |"
+    )
+    out.append(
+        "| pre-Read consultation rate | "
+        + ratio_line(report, "pre_read_consultation_rate", "triggers_consulted", "triggers")
+        + " |"
+    )
+    for key in (
+        "sessions",
+        "sessions_off",
+        "self_disables",
+        "triggers",
+        "nudges",
+        "lookups",
+        "opt_outs",
+        "fresh",
+        "stale",
+        "absent",
+    ):
+        out.append(f"| {key} | {num(report[key])} |")
+    out.append("")
+    out.append("**Verdict**")
+    out.append("")
+    out.extend(f"- {_cell(line)}" for line in report["verdict"])
+    for label, rows in (("agent", report["per_agent"]), ("session", report["per_session"])):
+        if not rows:
+            continue
+        out.append("")
+        out.append(f"| {label} | respect | consult | " + " | ".join(COUNT_COLUMNS) + " |")
+        out.append("| --- " + "| ---: " * (2 + len(COUNT_COLUMNS)) + "|")
+        for name, fig in rows.items():
+            cells = [
+                f"`{_cell(name)}`",
+                pct(fig["nudge_respect_ratio"]),
+                pct(fig["pre_read_consultation_rate"]),
+                *(num(fig[c]) for c in COUNT_COLUMNS),
+            ]
+            out.append("| " + " | ".join(cells) + " |")
+    dq = report["data_quality"]
+    out.append("")
+    out.append("Data quality: " + ", ".join(f"{k} {v}" for k, v in dq.items()) + ".")
+    return "\n".join(out) + "\n"

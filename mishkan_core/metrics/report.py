@@ -1,0 +1,156 @@
+"""Turn an :class:`Aggregator` into the report dictionary every format renders.
+
+The dictionary is exactly what ``--format json`` prints; the text, markdown
+and HTML formats render the same figures and never compute their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mishkan_core.metrics.aggregate import (
+    CONSULTATION_TARGET,
+    RESPECT_FLOOR,
+    Aggregator,
+    Counts,
+    SessionState,
+    ratio,
+)
+
+#: figures that transcripts cannot know (graph state, hook mode, self-disable)
+TRANSCRIPT_UNKNOWN = ("self_disables", "sessions_off", "fresh", "stale", "absent")
+
+
+def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any]:
+    """The D-009 figures for one view (total, one agent or one session)."""
+    return {
+        "nudge_respect_ratio": ratio(c.nudges_respected, c.nudges),
+        "pre_read_consultation_rate": ratio(c.triggers_consulted, c.triggers),
+        "triggers": c.triggers,
+        "triggers_consulted": c.triggers_consulted,
+        "nudges": c.nudges,
+        "nudges_respected": c.nudges_respected,
+        "lookups": c.lookups,
+        "opt_outs": c.opt_outs,
+        "self_disables": c.self_disables,
+        "sessions": sessions,
+        "sessions_off": sessions_off,
+        "fresh": c.fresh,
+        "stale": c.stale,
+        "absent": c.absent,
+        "calls": c.calls,
+    }
+
+
+def _blank_unknown(fig: dict[str, Any]) -> None:
+    for key in TRANSCRIPT_UNKNOWN:
+        fig[key] = None
+
+
+def pct(value: float | None) -> str:
+    """How every human format prints a ratio: ``66.7%`` or ``n/a``."""
+    if value is None:
+        return "n/a"
+    return f"{value * 100:.1f}%"
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def verdict(report: dict[str, Any]) -> list[str]:
+    """The ADR's phase logic, one line per finding."""
+    lines: list[str] = []
+    rate = report["pre_read_consultation_rate"]
+    respect = report["nudge_respect_ratio"]
+    sessions = report["sessions"]
+    if report["phase"] == 1:
+        lines.append(
+            f"phase 1: baseline measured, {_plural(sessions, 'session')}"
+            f" (pre-Read consultation rate {pct(rate)})"
+        )
+    elif rate is None:
+        lines.append("phase 2: target not measurable, no triggering Read/Grep calls")
+    elif rate >= CONSULTATION_TARGET:
+        lines.append(f"phase 2: target met, pre-Read consultation rate {pct(rate)} >= 80%")
+    else:
+        lines.append(f"phase 2: target not met, pre-Read consultation rate {pct(rate)} < 80%")
+    if report["phase"] == 2 and respect is not None and respect < RESPECT_FLOOR:
+        lines.append(
+            f"nudge-respect ratio {pct(respect)} < 50%: open a follow-up ADR — do not harden"
+        )
+    off = report["off_sessions"]
+    if off:
+        lines.append(f"hook off in {_plural(len(off), 'session')}: {', '.join(off)}")
+    disabled = report["self_disabled_sessions"]
+    if disabled:
+        lines.append(
+            f"hook self-disabled in {_plural(len(disabled), 'session')}: " + ", ".join(disabled)
+        )
+    return lines
+
+
+def build(
+    agg: Aggregator,
+    *,
+    source: str,
+    input_path: str,
+    sprint: str | None,
+    since: str | None,
+    until: str | None,
+    quality: dict[str, int],
+) -> dict[str, Any]:
+    """The full report. ``source`` is ``telemetry`` or ``transcripts``."""
+    if not agg.finished:
+        agg.finish()
+    from_transcripts = source == "transcripts"
+    ordered = sorted(agg.sessions.items(), key=lambda kv: (kv[1].first_ts, kv[0]))
+    off = [sid for sid, st in ordered if st.off]
+    disabled = [sid for sid, st in ordered if st.self_disabled]
+
+    report: dict[str, Any] = {
+        "sprint": sprint,
+        "source": source,
+        "input": input_path,
+        "since": since,
+        "until": until,
+        "phase": agg.phase(),
+        "verdict": [],
+    }
+    report.update(figures(agg.total(), len(ordered), len(off)))
+    report["off_sessions"] = off
+    report["self_disabled_sessions"] = disabled
+
+    per_agent: dict[str, Any] = {}
+    for key, (c, n_sessions) in agg.per_agent().items():
+        fig = figures(c, n_sessions, None)
+        per_agent[key] = fig
+    per_session: dict[str, Any] = {}
+    for sid, st in ordered:
+        fig = figures(agg.session_counts(st), 1, 1 if st.off else 0)
+        fig.update(_session_extra(st))
+        per_session[sid] = fig
+    if from_transcripts:
+        _blank_unknown(report)
+        for fig in per_agent.values():
+            _blank_unknown(fig)
+        for fig in per_session.values():
+            _blank_unknown(fig)
+            fig["off"] = None
+            fig["self_disabled"] = None
+            fig["modes"] = None
+    report["per_agent"] = per_agent
+    report["per_session"] = per_session
+    report["data_quality"] = dict(quality)
+    report["verdict"] = verdict(report)
+    return report
+
+
+def _session_extra(st: SessionState) -> dict[str, Any]:
+    return {
+        "first_ts": st.first_ts,
+        "last_ts": st.last_ts,
+        "modes": sorted(st.modes),
+        "off": st.off,
+        "self_disabled": st.self_disabled,
+    }
