@@ -1,0 +1,153 @@
+"""The done-when of issue 4: the real hook file scripts the telemetry, the same
+session is written as transcripts, and both give exactly the same ratios."""
+
+from __future__ import annotations
+
+import shutil
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.metrics import scenario
+from tests.metrics.helpers import report
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(not scenario.HOOK.exists(), reason="graphify_nudge.py not in the tree"),
+    pytest.mark.skipif(shutil.which("git") is None, reason="git is needed for the project"),
+]
+
+SESSION = "3d7f224f-d067-448e-a460-e76f9d5496bd"
+
+
+def _exact(value: float | None, expected: Fraction) -> None:
+    assert value is not None
+    assert value == float(expected)  # the same float as num/den, no rounding
+
+
+def _assert_figures(data: dict[str, Any], expected: dict[str, Any]) -> None:
+    for key, want in expected.items():
+        if isinstance(want, Fraction):
+            _exact(data[key], want)
+        else:
+            assert data[key] == want, key
+
+
+@pytest.fixture(scope="module")
+def advised(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, scenario.Played, Path]:
+    tmp = tmp_path_factory.mktemp("advise")
+    root = scenario.make_project(tmp)
+    telemetry = tmp / "telemetry"
+    hook = scenario.Hook(root, telemetry, "advise")
+    played = scenario.play(hook, SESSION, scenario.script(str(root)))
+    scenario.session_off(scenario.Hook(root, telemetry, "off"), "off-session-1")
+    projects = scenario.write_transcripts(
+        played, tmp / "projects" / "-proj", reminder_steps=frozenset({12, 17})
+    )
+    return telemetry, played, projects
+
+
+def test_hook_nudged_exactly_the_expected_steps(
+    advised: tuple[Path, scenario.Played, Path],
+) -> None:
+    _, played, _ = advised
+    nudged = [i for i, ctx in enumerate(played.contexts, 1) if ctx is not None]
+    assert nudged == [2, 3, 11, 12, 13, 16, 17]
+
+
+def test_telemetry_ratios_exact(advised: tuple[Path, scenario.Played, Path]) -> None:
+    telemetry, _, _ = advised
+    data = report("--telemetry-dir", str(telemetry), "--sprint", "s1")
+    _assert_figures(data, scenario.EXPECTED)
+    assert data["phase"] == 2
+    assert data["sessions"] == 2
+    assert data["sessions_off"] == 1
+    assert data["off_sessions"] == ["off-session-1"]
+    assert data["fresh"] == 8 and data["stale"] == 0 and data["absent"] == 0  # opt-out: no graph
+    for agent, want in scenario.EXPECTED_AGENTS.items():
+        _assert_figures(data["per_agent"][agent], want)
+    assert set(data["per_agent"]) == {"hizkiah", "salma"}  # hiram and main: out of scope
+    _exact(data["per_agent"]["hizkiah"]["nudge_respect_ratio"], Fraction(3, 4))
+    _exact(data["per_agent"]["salma"]["nudge_respect_ratio"], Fraction(1, 3))
+    _exact(data["per_session"][SESSION]["pre_read_consultation_rate"], Fraction(7, 9))
+    assert data["per_session"]["off-session-1"]["off"] is True
+    dq = data["data_quality"]
+    assert dq["torn"] == dq["malformed"] == dq["unknown_schema"] == dq["foreign_files"] == 0
+    assert data["verdict"][0] == "phase 2: target not met, pre-Read consultation rate 77.8% < 80%"
+    assert "hook off in 1 session: off-session-1" in data["verdict"]
+
+
+def test_transcripts_give_the_same_ratios(advised: tuple[Path, scenario.Played, Path]) -> None:
+    telemetry, _, projects = advised
+    tele = report("--telemetry-dir", str(telemetry))
+    data = report("--from-transcripts", str(projects))
+    _assert_figures(data, scenario.EXPECTED)
+    for key in (
+        "nudge_respect_ratio",
+        "pre_read_consultation_rate",
+        "triggers",
+        "nudges",
+        "lookups",
+        "opt_outs",
+        "triggers_consulted",
+        "nudges_respected",
+    ):
+        assert data[key] == tele[key], key
+        for agent in ("hizkiah", "salma"):
+            assert data["per_agent"][agent][key] == tele["per_agent"][agent][key], (agent, key)
+        assert data["per_session"][SESSION][key] == tele["per_session"][SESSION][key], key
+    # what transcripts cannot know is null, not 0
+    for key in ("fresh", "stale", "absent", "sessions_off", "self_disables"):
+        assert data[key] is None
+    assert data["sessions"] == 1
+    dq = data["data_quality"]
+    assert dq["main_thread_calls"] == 2 + 3  # two main-thread steps + three Agent spawns
+    assert dq["out_of_scope_calls"] == 2  # hiram's two calls
+    assert dq["malformed"] == dq["torn"] == 0
+
+
+def test_the_whole_projects_dir_works_too(advised: tuple[Path, scenario.Played, Path]) -> None:
+    _, _, projects = advised
+    data = report("--from-transcripts", str(projects.parent))
+    _assert_figures(data, scenario.EXPECTED)
+
+
+def test_telemetry_mode_is_phase_one_with_null_respect(tmp_path: Path) -> None:
+    root = scenario.make_project(tmp_path)
+    telemetry = tmp_path / "telemetry"
+    hook = scenario.Hook(root, telemetry, "telemetry")
+    played = scenario.play(hook, SESSION, scenario.script(str(root)))
+    assert played.contexts == [None] * len(played.contexts)  # phase 1: no advisory text
+    projects = scenario.write_transcripts(played, tmp_path / "projects" / "-proj")
+    for data in (
+        report("--telemetry-dir", str(telemetry)),
+        report("--from-transcripts", str(projects)),
+    ):
+        assert data["nudge_respect_ratio"] is None  # never 0
+        assert data["nudges"] == 0
+        _exact(data["pre_read_consultation_rate"], Fraction(7, 9))
+        assert data["triggers"] == 9 and data["lookups"] == 4 and data["opt_outs"] == 1
+        assert data["phase"] == 1
+        assert data["verdict"][0] == (
+            "phase 1: baseline measured, 1 session (pre-Read consultation rate 77.8%)"
+        )
+
+
+def test_cap_of_three_nudges_per_agent(tmp_path: Path) -> None:
+    """With the hook's default cap (3) hizkiah's 4th nudge candidate stays
+    silent; both paths still agree because the transcript mirrors the output."""
+    root = scenario.make_project(tmp_path)
+    telemetry = tmp_path / "telemetry"
+    hook = scenario.Hook(root, telemetry, "advise", cap=3)
+    played = scenario.play(hook, SESSION, scenario.script(str(root)))
+    nudged = [i for i, ctx in enumerate(played.contexts, 1) if ctx is not None]
+    assert nudged == [2, 3, 11, 12, 16, 17]  # step 13 (hizkiah's 4th) hit the cap
+    projects = scenario.write_transcripts(played, tmp_path / "projects" / "-proj")
+    tele = report("--telemetry-dir", str(telemetry))
+    back = report("--from-transcripts", str(projects))
+    # respected: 2, 12 (lookup at step 15 is its 3rd call), 17 -> 3 of 6
+    _exact(tele["nudge_respect_ratio"], Fraction(3, 6))
+    assert back["nudge_respect_ratio"] == tele["nudge_respect_ratio"]
+    assert back["pre_read_consultation_rate"] == tele["pre_read_consultation_rate"]
