@@ -8,30 +8,30 @@ silence, an opt-out, and lookups both before and after triggers.
 
 Expected figures (worked by hand, see EXPECTED below):
 
-step agent   call                                  trigger consulted decision  respected
- 1   main    Bash graphify query alpha             (main thread: not recorded)
- 2   hizkiah Read src/f01.py                       yes     no        nudge     yes (step 5, 2nd call)
- 3   salma   Grep beta_fn                          yes     no        nudge     no  (lookup at 4th call)
- 4   hizkiah Bash echo hi                          -
- 5   hizkiah Bash graphify query f01_thing         lookup
- 6   salma   Bash ls                               -
- 7   salma   Read README.md                        no
- 8   salma   Bash cat notes.txt                    no
- 9   salma   Bash graphify explain beta_fn         lookup (4th call after step 3)
-10   hiram   Bash graphify query gamma             (out of scope: not recorded)
-11   hizkiah Bash grep -rn gamma_fn src            yes     yes       nudge     no  (12, 13, 14 no lookup)
-12   hizkiah Read src/f02.py                       yes     yes       nudge     yes (step 15, 3rd call)
-13   hizkiah Grep delta_fn                         yes     yes       nudge     yes (step 15, 2nd call)
-14   hizkiah Grep beta_fn                          yes     yes       silent (consulted_symbol)
-15   hizkiah mcp__graphify__query delta_fn         lookup
-16   salma   Grep eps_fn                           yes     yes       nudge     no  (17, 18, 19)
-17   salma   Read src/f03.py                       yes     yes       nudge     yes (step 20, 3rd call)
-18   salma   Bash echo x                           -
-19   salma   Bash echo y                           -
-20   salma   Bash graphify path f03 x              lookup
-21   hizkiah Read src/f04.py (skip_graphify_nudge) yes     yes       opt_out
-22   main    Read src/f05.py                       (main thread: not recorded)
-23   hiram   Read src/f06.py                       (out of scope: not recorded)
+step agent   call                            trigger consulted decision respected
+ 1   main    Bash graphify query alpha       (main thread: not recorded)
+ 2   hizkiah Read src/f01.py                 yes   no   nudge   yes (step 5, 2nd call)
+ 3   salma   Grep beta_fn                    yes   no   nudge   no (lookup at 4th call)
+ 4   hizkiah Bash echo hi                    -
+ 5   hizkiah Bash graphify query f01_thing   lookup
+ 6   salma   Bash ls                         -
+ 7   salma   Read README.md                  no
+ 8   salma   Bash cat notes.txt              no
+ 9   salma   Bash graphify explain beta_fn   lookup (4th call after step 3)
+10   hiram   Bash graphify query gamma       (out of scope: not recorded)
+11   hizkiah Bash grep -rn gamma_fn src      yes   yes  nudge   no (12, 13, 14)
+12   hizkiah Read src/f02.py                 yes   yes  nudge   yes (step 15, 3rd call)
+13   hizkiah Grep delta_fn                   yes   yes  nudge   yes (step 15, 2nd call)
+14   hizkiah Grep beta_fn                    yes   yes  silent (consulted_symbol)
+15   hizkiah mcp__graphify__query delta_fn   lookup
+16   salma   Grep eps_fn                     yes   yes  nudge   no (17, 18, 19)
+17   salma   Read src/f03.py                 yes   yes  nudge   yes (step 20, 3rd call)
+18   salma   Bash echo x                     -
+19   salma   Bash echo y                     -
+20   salma   Bash graphify path f03 x        lookup
+21   hizkiah Read src/f04.py (opt-out)       yes   yes  opt_out
+22   main    Read src/f05.py                 (main thread: not recorded)
+23   hiram   Read src/f06.py                 (out of scope: not recorded)
 """
 
 from __future__ import annotations
@@ -340,11 +340,11 @@ def write_transcripts(
     sub_dir.mkdir(parents=True, exist_ok=True)
     writers: dict[str, _Writer] = {}
     main.line("user", start, message={"role": "user", "content": "go"})
-    for agent, agent_id in AGENTS.items():
+    for name, agent_id in AGENTS.items():
         w = _Writer(sub_dir / f"agent-{agent_id}.jsonl", session, played.root, agent_id)
-        writers[agent] = w
+        writers[name] = w
         (sub_dir / f"agent-{agent_id}.meta.json").write_text(
-            json.dumps({"agentType": agent, "description": "task", "spawnDepth": 1})
+            json.dumps({"agentType": name, "description": "task", "spawnDepth": 1})
         )
         main.line(
             "assistant",
@@ -353,16 +353,16 @@ def write_transcripts(
                 [
                     {
                         "type": "tool_use",
-                        "id": f"toolu_agent_{agent}",
+                        "id": f"toolu_agent_{name}",
                         "name": "Agent",
-                        "input": {"description": "t", "prompt": "p", "subagent_type": agent},
+                        "input": {"description": "t", "prompt": "p", "subagent_type": name},
                     }
                 ],
-                f"msg_agent_{agent}",
+                f"msg_agent_{name}",
                 None,
             ),
         )
-        w.line("user", start + 0.002, message={"role": "user", "content": f"{agent} task"})
+        w.line("user", start + 0.002, message={"role": "user", "content": f"{name} task"})
     for i, (step, context) in enumerate(zip(played.steps, played.contexts), 1):
         ts = start + i * 0.25
         w = main if step.agent == "main" else writers[step.agent]
