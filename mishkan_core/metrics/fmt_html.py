@@ -14,7 +14,7 @@ from html import escape
 from typing import Any
 
 from mishkan_core.metrics.aggregate import CONSULTATION_TARGET
-from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, header, num
+from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num
 from mishkan_core.metrics.report import pct
 
 SUMMARY_KEYS = (
@@ -38,7 +38,8 @@ max-width:980px;color:#1d232b;padding:0 1rem}
 h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem}
 .source{color:#5a6472;margin-top:0}
 .big{display:flex;gap:1.5rem;flex-wrap:wrap}
-.big div{border:1px solid #d5dae1;border-radius:8px;padding:.8rem 1.2rem;min-width:15rem}
+.big>div{border:1px solid #d5dae1;border-radius:8px;padding:.8rem 1.2rem;min-width:15rem}
+.big .of{color:#5a6472}
 .big .v{font-size:2rem;font-weight:600}
 table{border-collapse:collapse;margin:.6rem 0}
 th,td{border-bottom:1px solid #e3e7ec;padding:.25rem .6rem;text-align:right}
@@ -105,10 +106,10 @@ def _agent_svg(per_agent: dict[str, dict[str, Any]]) -> str:
 def _session_svg(per_session: dict[str, dict[str, Any]]) -> str:
     """One column per session, in time order: its consultation rate."""
     n = max(len(per_session), 1)
-    plot_h, left = 160, 40
-    col = max(6, min(40, 720 // n))
-    width = left + col * n + 20
-    height = plot_h + 40
+    plot_h, left, right = 160, 40, 80
+    col = max(6, min(48, 720 // n))
+    width = left + max(col * n, 240) + right
+    height = plot_h + 46
     parts = [
         f'<svg xmlns="http://www.w3.org/2000/svg" role="img" id="session-rates" '
         f'width="{width}" height="{height}" viewBox="0 0 {width} {height}">',
@@ -117,18 +118,23 @@ def _session_svg(per_session: dict[str, dict[str, Any]]) -> str:
     for pct_mark in (0, 50, 100):
         y = 10 + plot_h * (1 - pct_mark / 100)
         parts.append(
-            f'<line x1="{left}" y1="{y:.1f}" x2="{width - 10}" y2="{y:.1f}" stroke="#e3e7ec"/>'
+            f'<line x1="{left}" y1="{y:.1f}" x2="{width - right}" y2="{y:.1f}" stroke="#e3e7ec"/>'
             f'<text x="0" y="{y + 4:.1f}">{pct_mark}%</text>'
         )
     ty = 10 + plot_h * (1 - CONSULTATION_TARGET)
     parts.append(
-        f'<line x1="{left}" y1="{ty:.1f}" x2="{width - 10}" y2="{ty:.1f}" '
+        f'<line x1="{left}" y1="{ty:.1f}" x2="{width - right}" y2="{ty:.1f}" '
         'stroke="#b3261e" stroke-dasharray="4 3"/>'
-        f'<text x="{width - 60}" y="{ty - 4:.1f}">target 80%</text>'
+        f'<text x="{width - right + 6}" y="{ty + 4:.1f}">target 80%</text>'
     )
     for i, (sid, fig) in enumerate(per_session.items()):
         value: float | None = fig["pre_read_consultation_rate"]
         x = left + i * col + 2
+        if n <= 30:
+            parts.append(
+                f'<text x="{x + (col - 4) / 2:.1f}" y="{plot_h + 24}" '
+                f'text-anchor="middle">{i + 1}</text>'
+            )
         if value is None:
             parts.append(
                 f'<rect x="{x}" y="{10 + plot_h - 2}" width="{col - 4}" height="2" '
@@ -140,7 +146,7 @@ def _session_svg(per_session: dict[str, dict[str, Any]]) -> str:
             f'<rect x="{x}" y="{10 + plot_h - h:.1f}" width="{col - 4}" height="{h:.1f}" '
             f'fill="#2f6fb3"><title>{escape(sid)}: {escape(pct(value))}</title></rect>'
         )
-    parts.append(f'<text x="{left}" y="{plot_h + 32}">sessions, oldest first</text>')
+    parts.append(f'<text x="{left}" y="{plot_h + 38}">sessions, oldest first</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -151,10 +157,11 @@ def _table(label: str, prefix: str, rows: dict[str, dict[str, Any]]) -> str:
         f'<table id="per-{label}"><thead><tr><th>{label}</th><th>respect</th>'
         f"<th>consultation</th>{head}</tr></thead><tbody>"
     ]
-    for name, fig in rows.items():
+    for number, (name, fig) in enumerate(rows.items(), 1):
         scope = f"{prefix}:{name}"
+        shown = f"{number}. " if prefix == "session" else ""
         cells = [
-            f"<td><code>{escape(name)}</code></td>",
+            f"<td>{shown}<code>{escape(name)}</code>{escape(flag(fig))}</td>",
             _ratio_cell(scope, fig, "nudge_respect_ratio"),
             _ratio_cell(scope, fig, "pre_read_consultation_rate"),
             *(_count_cell(scope, fig, c) for c in COUNT_COLUMNS),
@@ -177,10 +184,12 @@ def render(report: dict[str, Any]) -> str:
         '<div class="big">',
         "<div><div>nudge-respect ratio</div>"
         + _ratio_cell("total", report, "nudge_respect_ratio", tag="div")
-        + "</div>",
+        + f'<div class="of">{report["nudges_respected"]} of {report["nudges"]} nudges '
+        "followed by a lookup within 3 calls</div></div>",
         "<div><div>pre-Read consultation rate</div>"
         + _ratio_cell("total", report, "pre_read_consultation_rate", tag="div")
-        + "</div>",
+        + f'<div class="of">{report["triggers_consulted"]} of {report["triggers"]} '
+        "triggering calls preceded by a lookup (target 80%)</div></div>",
         "</div>",
         '<h2>Verdict</h2><ul class="verdict" id="verdict">',
         *(f"<li>{escape(line)}</li>" for line in report["verdict"]),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, header, num, ratio_line
+from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num, ratio_line
 from mishkan_core.metrics.report import pct
 
 
@@ -52,7 +52,7 @@ def render(report: dict[str, Any]) -> str:
         out.append("| --- " + "| ---: " * (2 + len(COUNT_COLUMNS)) + "|")
         for name, fig in rows.items():
             cells = [
-                f"`{_cell(name)}`",
+                f"`{_cell(name)}`{flag(fig)}",
                 pct(fig["nudge_respect_ratio"]),
                 pct(fig["pre_read_consultation_rate"]),
                 *(num(fig[c]) for c in COUNT_COLUMNS),

@@ -63,11 +63,20 @@ def render(report: dict[str, Any]) -> str:
     return "\n".join(out) + "\n"
 
 
+def flag(fig: dict[str, Any]) -> str:
+    """Mark a session whose hook was off or self-disabled."""
+    if fig.get("off"):
+        return " (off)"
+    if fig.get("self_disabled"):
+        return " (self-disabled)"
+    return ""
+
+
 def _table(label: str, rows: dict[str, dict[str, Any]]) -> str:
     head = [label, "respect", "consult", *COUNT_COLUMNS]
     body = [
         [
-            name,
+            name + flag(fig),
             pct(fig["nudge_respect_ratio"]),
             pct(fig["pre_read_consultation_rate"]),
             *(num(fig[c]) for c in COUNT_COLUMNS),

@@ -216,7 +216,7 @@ def play(hook: Hook, session: str, steps: list[Step]) -> Played:
             "permission_mode": "bypassPermissions",
         }
         if step.agent != "main":
-            base["agent_id"] = AGENTS[step.agent]
+            base["agent_id"] = AGENTS.get(step.agent, f"{step.agent}0123456789abcdef")
             base["agent_type"] = step.agent
         base["effort"] = {"level": "high"}
         tool_use_id = f"toolu_{i:04d}"
