@@ -1,0 +1,61 @@
+"""Fixtures of the end-to-end run: the pinned CLI and graphify, or a loud failure."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.cli_install import REPO_ROOT, ensure_claude_cli, ensure_graphify
+from tests.e2e.harness import ScenarioRun
+
+
+@pytest.fixture(scope="session")
+def claude_bin() -> Path:
+    """The Claude Code CLI, installed from npm into .cache/e2e on first use.
+
+    Any failure raises: an e2e run without the real CLI is a failed run."""
+    return ensure_claude_cli()
+
+
+@pytest.fixture(scope="session")
+def graphify_bin() -> Path:
+    return ensure_graphify()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _hook_present() -> None:
+    hook = REPO_ROOT / "graphify_nudge.py"
+    if not hook.is_file():
+        pytest.fail(f"e2e: the hook {hook} is missing", pytrace=False)
+
+
+def _runs_in(value: Any) -> Iterator[ScenarioRun]:
+    if isinstance(value, ScenarioRun):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _runs_in(item)
+    elif isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _runs_in(item)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    """On failure, attach each run's stub log, hook inputs, telemetry and CLI stderr."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    funcargs = getattr(item, "funcargs", {})
+    seen: set[int] = set()
+    for value in funcargs.values():
+        for run in _runs_in(value):
+            if id(run) not in seen:
+                seen.add(id(run))
+                report.sections.append((f"e2e run {run.name}", run.diagnostics()))
