@@ -53,7 +53,8 @@ class Telemetry:
         self.ts += 0.5
         line = {"v": 1, "ts": round(self.ts, 3), "session": session, "mode": self.mode}
         line.update(obj)
-        with (self.dir / f"{session}.jsonl").open("a", encoding="utf-8") as fh:
+        name = "".join(c if c.isalnum() or c in "-_" else "_" for c in session) or "unknown"
+        with (self.dir / f"{name}.jsonl").open("a", encoding="utf-8") as fh:
             fh.write(json.dumps(line, separators=(",", ":")) + "\n")
 
     def start(self, session: str, mode: str | None = None) -> None:
