@@ -153,7 +153,7 @@ def test_hostile_session_names_are_escaped(tmp_path: Path) -> None:
     data = report("--telemetry-dir", str(t.dir))
     assert_page_equals_json(html, data)
     code, md, _ = cli("--telemetry-dir", str(t.dir), "--format", "markdown")
-    assert code == 0
+    assert code == 0 and '`<script>alert(1)</script>"&` (off)' in md
 
 
 def test_transcript_report_renders_unknowns() -> None:

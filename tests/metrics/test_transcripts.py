@@ -80,8 +80,15 @@ def test_main_thread_markers_and_lookups_do_not_count(tmp_path: Path) -> None:
     main = root / PROJECT / f"{SESSION}.jsonl"
     text = main.read_text().replace("NUDGE-CONTEXT", "[graphify-nudge] NUDGE-CONTEXT")
     main.write_text(text)
-    _append(main, _tool_use("2026-11-30T05:08:52.700Z", "toolu_m", "Bash",
-                            {"command": "graphify query apply_overlay"}))  # fmt: skip
+    _append(
+        main,
+        _tool_use(
+            "2026-11-30T05:08:52.700Z",
+            "toolu_m",
+            "Bash",
+            {"command": "graphify query apply_overlay"},
+        ),
+    )
     data = report("--from-transcripts", str(root))
     assert data["nudges"] == 0  # the marked calls are the main thread's
     assert data["triggers_consulted"] == 0  # main-thread lookup is out of scope
@@ -93,20 +100,48 @@ def test_subagent_markers_lookups_and_opt_out(tmp_path: Path) -> None:
     sub = _sub(root) / f"agent-{AGENT}.jsonl"
     marker = "[graphify-nudge] `graphify explain helper` answers who calls helper."
     _append(sub, _tool_use("2026-11-30T05:08:54.000Z", "t1", "Grep", {"pattern": "helper"}))
-    _append(sub, _line("attachment", "2026-11-30T05:08:54.010Z", attachment={
-        "type": "hook_additional_context", "content": [marker],
-        "hookName": "PreToolUse:Grep", "toolUseID": "t1", "hookEvent": "PreToolUse"}))  # fmt: skip
+    _append(
+        sub,
+        _line(
+            "attachment",
+            "2026-11-30T05:08:54.010Z",
+            attachment={
+                "type": "hook_additional_context",
+                "content": [marker],
+                "hookName": "PreToolUse:Grep",
+                "toolUseID": "t1",
+                "hookEvent": "PreToolUse",
+            },
+        ),
+    )
     _append(sub, _result("2026-11-30T05:08:54.020Z", "t1"))
-    _append(sub, _tool_use("2026-11-30T05:08:54.100Z", "t2", "Bash",
-                           {"command": "cd /tmp/cchar/repo && graphify explain helper"}))  # fmt: skip
+    _append(
+        sub,
+        _tool_use(
+            "2026-11-30T05:08:54.100Z",
+            "t2",
+            "Bash",
+            {"command": "cd /tmp/cchar/repo && graphify explain helper"},
+        ),
+    )
     _append(sub, _result("2026-11-30T05:08:54.120Z", "t2"))
-    _append(sub, _tool_use("2026-11-30T05:08:54.200Z", "t3", "Read",
-                           {"file_path": "/tmp/cchar/repo/src/b.py"}))  # fmt: skip
+    _append(
+        sub,
+        _tool_use(
+            "2026-11-30T05:08:54.200Z", "t3", "Read", {"file_path": "/tmp/cchar/repo/src/b.py"}
+        ),
+    )
     reminder = {"type": "text", "text": f"<system-reminder>\n{marker}\n</system-reminder>"}
     _append(sub, _result("2026-11-30T05:08:54.220Z", "t3", reminder))
-    _append(sub, _tool_use("2026-11-30T05:08:54.300Z", "t4", "Read",
-                           {"file_path": "/tmp/cchar/repo/src/c.py",
-                            "metadata": {"skip_graphify_nudge": True}}))  # fmt: skip
+    _append(
+        sub,
+        _tool_use(
+            "2026-11-30T05:08:54.300Z",
+            "t4",
+            "Read",
+            {"file_path": "/tmp/cchar/repo/src/c.py", "metadata": {"skip_graphify_nudge": True}},
+        ),
+    )
     _append(sub, _result("2026-11-30T05:08:54.320Z", "t4"))
     data = report("--from-transcripts", str(root))
     assert data["triggers"] == 5  # 2 of the sample + Grep helper, Read b.py, Read c.py
