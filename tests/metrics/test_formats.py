@@ -41,9 +41,9 @@ class Figures(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.add(tag)
         a = dict(attrs)
-        for key in ("src", "href"):
-            if a.get(key):
-                self.external.append(str(a[key]))
+        for name in ("src", "href"):
+            if a.get(name):
+                self.external.append(str(a[name]))
         if "data-metric" in a:
             key = (str(a["data-scope"]), str(a["data-metric"]))
             self._open.append((tag, key, json.loads(str(a["data-value"])), []))
