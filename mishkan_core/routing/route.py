@@ -60,6 +60,7 @@ class Rules:
     fallback_code: str
     fallback_other: str
     code_ref: re.Pattern[str]
+    min_confident: int = 2
 
 
 def _expand(pattern: str, lexicon: dict[str, str], where: str) -> str:
@@ -118,6 +119,7 @@ def parse_rules(data: Any, label: str) -> Rules:
         fallback_code=str(fallback.get("when_code", "structure")),
         fallback_other=str(fallback.get("otherwise", "rationale")),
         code_ref=code_ref,
+        min_confident=int(data.get("min_confident_score", 2)),
     )
 
 
@@ -178,7 +180,7 @@ def classify(question: str, rules: Rules) -> tuple[str, bool, tuple[str, ...], d
         return cls, False, tuple(matched), scores
     order = {c: i for i, c in enumerate(rules.tie_order)}
     best = max(positive.items(), key=lambda kv: (kv[1], -order.get(kv[0], len(order))))
-    return best[0], True, tuple(matched), scores
+    return best[0], best[1] >= rules.min_confident, tuple(matched), scores
 
 
 def route(question: str, matrix: Matrix, rules: Rules) -> Routing:
