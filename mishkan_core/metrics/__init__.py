@@ -104,22 +104,19 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
     until = getattr(args, "until", None)
     keep = _window(since, until)
     agg = Aggregator()
-    feed = agg.feed
     transcripts_dir = getattr(args, "from_transcripts", None)
     if transcripts_dir:
         from mishkan_core.metrics import transcripts
 
         quality = transcripts.new_quality()
-        for ev in transcripts.read_dir(transcripts_dir, quality, keep, agg.touch):
-            feed(ev)
+        agg.feed_all(transcripts.read_dir(transcripts_dir, quality, keep, agg.touch))
         source, input_path = "transcripts", transcripts_dir
     else:
         from mishkan_core.metrics import telemetry
 
         input_path = getattr(args, "telemetry_dir", None) or telemetry.default_dir()
         quality = telemetry.new_quality()
-        for ev in telemetry.read_dir(input_path, quality, keep):
-            feed(ev)
+        agg.feed_all(telemetry.read_dir(input_path, quality, keep))
         if quality["events"] + quality["outside_window"] == 0:
             detail = ", ".join(f"{k} {v}" for k, v in quality.items() if v)
             raise UnusableInput(

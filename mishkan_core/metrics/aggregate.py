@@ -25,6 +25,7 @@ the number of events.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 #: how many following calls of the same agent may carry the lookup
@@ -105,7 +106,6 @@ class Aggregator:
     def __init__(self) -> None:
         self.sessions: dict[str, SessionState] = {}
         self._agent_keys: dict[str, str] = {}
-        self._respect_of: dict[str, Counts] = {}
         self.finished = False
 
     # -- input ------------------------------------------------------------
@@ -124,23 +124,83 @@ class Aggregator:
         self._session(sid, ts)
 
     def feed(self, ev: dict[str, Any]) -> None:
-        kind_of_event = ev["event"]
-        st = self._session(ev["session"], ev["ts"])
-        mode = ev.get("mode")
-        if mode is not None:
-            st.modes.add(mode)
-        if kind_of_event == "call":
-            self._call(st, ev)
-        elif kind_of_event == "session_start":
-            if mode == "off":
-                st.off = True
-        elif kind_of_event == "self_disable":
-            st.self_disabled = True
-            st.self_disables += 1
-            agent_type = ev.get("agent_type")
-            if isinstance(agent_type, str):
-                self._counts(st, agent_type).self_disables += 1
-        # lookup_result and anything else: nothing to count
+        self.feed_all((ev,))
+
+    def feed_all(self, events: Iterable[dict[str, Any]]) -> None:
+        """Consume events in order. One flat loop: this is the report's hot path."""
+        sessions = self.sessions
+        agent_keys = self._agent_keys
+        window = RESPECT_WINDOW
+        for ev in events:
+            sid = ev["session"]
+            ts = ev["ts"]
+            st = sessions.get(sid)
+            if st is None:
+                st = sessions[sid] = SessionState(ts)
+            elif ts > st.last_ts:
+                st.last_ts = ts
+            elif ts < st.first_ts:
+                st.first_ts = ts
+            mode = ev.get("mode")
+            if mode is not None:
+                st.modes.add(mode)
+            event = ev["event"]
+            if event != "call":
+                if event == "session_start":
+                    if mode == "off":
+                        st.off = True
+                elif event == "self_disable":
+                    st.self_disabled = True
+                    st.self_disables += 1
+                    agent_type = ev.get("agent_type")
+                    if isinstance(agent_type, str):
+                        self._counts(st, agent_type).self_disables += 1
+                # lookup_result and anything else: nothing to count
+                continue
+
+            agent_type = ev["agent_type"]
+            key = agent_keys.get(agent_type)
+            if key is None:
+                key = agent_keys[agent_type] = agent_type.lower()
+            c = st.agents.get(key)
+            if c is None:
+                c = st.agents[key] = Counts()
+            c.calls += 1
+            agent_id = ev["agent_id"]
+            kind = ev["kind"]
+            win = st.windows.get(agent_id)
+            if win:
+                if kind == "lookup":
+                    # every pending nudge of this agent is respected; credit
+                    # the agent that received them (same agent_id and type)
+                    c.nudges_respected += len(win)
+                    win.clear()
+                else:
+                    win[:] = [left - 1 for left in win if left > 1]
+            if kind == "lookup":
+                c.lookups += 1
+                st.looked_up = True
+                continue
+            if not ev["trigger"]:
+                continue
+            c.triggers += 1
+            if st.looked_up:
+                c.triggers_consulted += 1
+            graph = ev.get("graph")
+            if graph == "fresh":
+                c.fresh += 1
+            elif graph == "stale":
+                c.stale += 1
+            elif graph == "absent":
+                c.absent += 1
+            decision = ev.get("decision")
+            if decision == "nudge":
+                c.nudges += 1
+                if win is None:
+                    win = st.windows[agent_id] = []
+                win.append(window)
+            elif decision == "opt_out":
+                c.opt_outs += 1
 
     def _counts(self, st: SessionState, agent_type: str) -> Counts:
         key = self._agent_keys.get(agent_type)
@@ -150,45 +210,6 @@ class Aggregator:
         if c is None:
             c = st.agents[key] = Counts()
         return c
-
-    def _call(self, st: SessionState, ev: dict[str, Any]) -> None:
-        c = self._counts(st, ev["agent_type"])
-        c.calls += 1
-        agent_id = ev["agent_id"]
-        kind = ev["kind"]
-        win = st.windows.get(agent_id)
-        if win:
-            if kind == "lookup":
-                # every pending nudge of this agent is respected; credit the
-                # agent that received them (same agent_id, same agent type)
-                c.nudges_respected += len(win)
-                win.clear()
-            else:
-                win[:] = [left - 1 for left in win if left > 1]
-        if kind == "lookup":
-            c.lookups += 1
-            st.looked_up = True
-            return
-        if not ev["trigger"]:
-            return
-        c.triggers += 1
-        if st.looked_up:
-            c.triggers_consulted += 1
-        graph = ev.get("graph")
-        if graph == "fresh":
-            c.fresh += 1
-        elif graph == "stale":
-            c.stale += 1
-        elif graph == "absent":
-            c.absent += 1
-        decision = ev.get("decision")
-        if decision == "nudge":
-            c.nudges += 1
-            if win is None:
-                win = st.windows[agent_id] = []
-            win.append(RESPECT_WINDOW)
-        elif decision == "opt_out":
-            c.opt_outs += 1
 
     def finish(self) -> None:
         """End of input: pending nudges stay unrespected; drop the windows."""
