@@ -166,3 +166,17 @@ def test_bad_dates_and_formats_are_usage_errors(tmp_path: Path) -> None:
     assert code == 2 and "invalid choice" in err
     code, _, err = cli("--telemetry-dir", str(tmp_path), "--from-transcripts", str(tmp_path))
     assert code == 2 and "not allowed with" in err
+
+
+def test_fast_and_slow_json_paths_agree(tmp_path: Path) -> None:
+    t = _good(tmp_path)
+    line = '{"v":1,"ts":1796015340,"event":"session_start","session":"s2","mode":"advise"}'
+    t.raw("s.jsonl", f"  {line}  \n")  # blanks around: valid JSON, accepted
+    t.raw("s.jsonl", f"{line} trailing\n")  # extra data: malformed
+    t.raw("s.jsonl", f"{line}{line}\n")  # two objects on one line: malformed
+    t.raw("s.jsonl", '{"v":1,"ts":true,"event":"session_start","session":"s3","mode":"x"}\n')
+    t.raw("s.jsonl", '{"v":true,"ts":1,"event":"session_start","session":"s4","mode":"x"}\n')
+    data = report("--telemetry-dir", str(t.dir))
+    assert set(data["per_session"]) == {"s", "s2"}
+    assert data["data_quality"]["malformed"] == 3  # trailing, doubled, boolean ts
+    assert data["data_quality"]["unknown_schema"] == 1  # v: true is not version 1
