@@ -79,6 +79,11 @@ def verdict(report: dict[str, Any]) -> list[str]:
         lines.append(
             f"nudge-respect ratio {pct(respect)} < 50%: open a follow-up ADR — do not harden"
         )
+    if report["source"] == "transcripts" and report["nudges"] == 0:
+        lines.append(
+            "from transcripts: no [graphify-nudge] advisory is recorded for subagent calls, "
+            "so the nudge-respect ratio is not measurable here"
+        )
     off = report["off_sessions"]
     if off:
         lines.append(f"hook off in {_plural(len(off), 'session')}: {', '.join(off)}")

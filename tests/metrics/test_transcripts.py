@@ -71,7 +71,9 @@ def test_the_captured_sample(tmp_path: Path) -> None:
     assert dq["main_thread_calls"] == 4  # Read, Grep, Bash, Agent of the main thread
     assert dq["files"] == 2 and dq["malformed"] == 0 and dq["torn"] == 0
     assert data["verdict"] == [
-        "phase 1: baseline measured, 1 session (pre-Read consultation rate 0.0%)"
+        "phase 1: baseline measured, 1 session (pre-Read consultation rate 0.0%)",
+        "from transcripts: no [graphify-nudge] advisory is recorded for subagent calls, "
+        "so the nudge-respect ratio is not measurable here",
     ]
 
 
