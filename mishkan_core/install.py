@@ -44,6 +44,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -231,6 +232,274 @@ def dump(doc: Any, style: Style) -> str:
 
 
 # ---------------------------------------------------------------------------
+# settings.json: minimal text edits
+#
+# Re-serialising the whole file would reflow every hand-formatted line. So the
+# new document is written as a few splices into the old text: members and
+# items that were added or removed, and values that changed; everything else
+# keeps its bytes. Inserting an item copies the whitespace of its neighbours,
+# and deleting it removes exactly that, so install followed by uninstall gives
+# the same text back. The result is parsed again and compared with the wanted
+# document; on any mismatch the whole file is re-serialised instead.
+
+
+@dataclass
+class _Span:
+    start: int
+    end: int
+    kind: str  # "object", "array" or "scalar"
+    items: list[_Span]
+    keys: list[str]
+    key_starts: list[int]
+
+
+_WS = " \t\r\n"
+_DECODER = json.JSONDecoder()
+
+
+def _skip(text: str, i: int) -> int:
+    while i < len(text) and text[i] in _WS:
+        i += 1
+    return i
+
+
+def _spans(text: str, i: int) -> tuple[_Span, int]:
+    i = _skip(text, i)
+    opener = text[i]
+    if opener not in "{[":
+        _value, end = _DECODER.raw_decode(text, i)
+        return _Span(i, end, "scalar", [], [], []), end
+    closer = "}" if opener == "{" else "]"
+    span = _Span(i, i, "object" if opener == "{" else "array", [], [], [])
+    i = _skip(text, i + 1)
+    if text[i] == closer:
+        span.end = i + 1
+        return span, i + 1
+    while True:
+        i = _skip(text, i)
+        if span.kind == "object":
+            key, after = _DECODER.raw_decode(text, i)
+            span.keys.append(key)
+            span.key_starts.append(i)
+            i = _skip(text, after)
+            if text[i] != ":":
+                raise ValueError("expected ':'")
+            i += 1
+        item, i = _spans(text, i)
+        span.items.append(item)
+        i = _skip(text, i)
+        if text[i] == ",":
+            i += 1
+            continue
+        if text[i] != closer:
+            raise ValueError(f"expected {closer!r}")
+        span.end = i + 1
+        return span, i + 1
+
+
+class _Splicer:
+    def __init__(self, text: str, style: Style) -> None:
+        self.text = text
+        self.style = style
+        self.edits: list[tuple[int, int, str]] = []
+        indent = style.indent
+        self.unit = "\t" if indent == "\t" else " " * indent if isinstance(indent, int) else ""
+
+    # -- helpers ------------------------------------------------------------
+
+    def _line_indent(self, pos: int) -> str:
+        start = self.text.rfind("\n", 0, pos) + 1
+        line = self.text[start:pos]
+        return line[: len(line) - len(line.lstrip(" \t"))]
+
+    def _starts_line(self, pos: int) -> bool:
+        start = self.text.rfind("\n", 0, pos) + 1
+        return self.text[start:pos].strip() == "" and start > 0
+
+    def _render(self, value: Any, base: str | None) -> str:
+        """``value`` as JSON; multi-line at indentation ``base``, or inline."""
+        if base is None or not self.unit:
+            seps = self.style.separators if not self.unit else (", ", ": ")
+            return json.dumps(value, separators=seps, ensure_ascii=self.style.ensure_ascii)
+        text = json.dumps(
+            value, indent=self.unit, separators=(",", ": "), ensure_ascii=self.style.ensure_ascii
+        )
+        return text.replace("\n", "\n" + base)
+
+    def _key_sep(self, span: _Span) -> str:
+        if span.keys:
+            key_end = _DECODER.raw_decode(self.text, span.key_starts[0])[1]
+            return self.text[key_end : span.items[0].start]
+        return self.style.separators[1] if not self.unit else ": "
+
+    def _starts(self, span: _Span) -> list[int]:
+        return span.key_starts if span.kind == "object" else [item.start for item in span.items]
+
+    def _entry(self, span: _Span, key: str | None, value: Any, base: str | None) -> str:
+        rendered = self._render(value, base)
+        if key is None:
+            return rendered
+        return (
+            json.dumps(key, ensure_ascii=self.style.ensure_ascii) + self._key_sep(span) + rendered
+        )
+
+    def _fresh(self, span: _Span, entries: Sequence[tuple[str | None, Any]]) -> None:
+        """Fill an empty container."""
+        opener, closer = self.text[span.start], self.text[span.end - 1]
+        if not self.unit:
+            body = self.style.separators[0].join(self._entry(span, k, v, None) for k, v in entries)
+            self.edits.append((span.start, span.end, opener + body + closer))
+            return
+        outer = self._line_indent(span.start)
+        inner = outer + self.unit
+        body = ",\n".join(inner + self._entry(span, k, v, inner) for k, v in entries)
+        self.edits.append((span.start, span.end, f"{opener}\n{body}\n{outer}{closer}"))
+
+    # -- the diff -------------------------------------------------------------
+
+    def replace(self, span: _Span, value: Any) -> None:
+        inline = "\n" not in self.text[span.start : span.end] and span.kind != "scalar"
+        base = None if inline else self._line_indent(span.start)
+        self.edits.append((span.start, span.end, self._render(value, base)))
+
+    def diff(self, span: _Span, old: Any, new: Any) -> None:
+        if _same(old, new):
+            return
+        if isinstance(old, dict) and isinstance(new, dict) and span.kind == "object":
+            self._diff_object(span, old, new)
+        elif isinstance(old, list) and isinstance(new, list) and span.kind == "array":
+            self._diff_array(span, old, new)
+        else:
+            self.replace(span, new)
+
+    def _diff_object(self, span: _Span, old: dict[str, Any], new: dict[str, Any]) -> None:
+        kept = [k for k in old if k in new]
+        added = [k for k in new if k not in old]
+        if list(new) != kept + added:
+            self.replace(span, new)
+            return
+        removed = [i for i, k in enumerate(old) if k not in new]
+        if not kept and old:
+            if added:
+                self.replace(span, new)
+            else:
+                self.edits.append((span.start, span.end, "{}"))
+            return
+        for i, key in enumerate(old):
+            if key in new:
+                self.diff(span.items[i], old[key], new[key])
+        self._delete(span, removed)
+        if added:
+            if not old:
+                self._fresh(span, [(k, new[k]) for k in added])
+            else:
+                self._append(span, [(k, new[k]) for k in added])
+
+    def _diff_array(self, span: _Span, old: list[Any], new: list[Any]) -> None:
+        a = [json.dumps(x) for x in old]
+        b = [json.dumps(x) for x in new]
+        ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
+        if not old:
+            self._fresh(span, [(None, v) for v in new])
+            return
+        if not new:
+            self.edits.append((span.start, span.end, "[]"))
+            return
+        if not any(tag == "equal" for tag, *_ in ops) and len(old) != len(new):
+            self.replace(span, new)
+            return
+        deleted: list[int] = []
+        for tag, i1, i2, j1, j2 in ops:
+            if tag == "replace" and i2 - i1 == j2 - j1:
+                for k in range(i2 - i1):
+                    self.diff(span.items[i1 + k], old[i1 + k], new[j1 + k])
+            elif tag == "replace":
+                self.replace(span, new)
+                return
+            elif tag == "delete":
+                deleted.extend(range(i1, i2))
+            elif tag == "insert":
+                values = [(None, v) for v in new[j1:j2]]
+                if i1 < len(old):
+                    self._insert_before(span, i1, values)
+                else:
+                    self._append(span, values)
+        self._delete(span, deleted)
+
+    # -- splices ----------------------------------------------------------------
+
+    def _insert_before(
+        self, span: _Span, index: int, entries: Sequence[tuple[str | None, Any]]
+    ) -> None:
+        starts = self._starts(span)
+        at = starts[index]
+        before = self.text[:at].rstrip(_WS)
+        gap = self.text[len(before) : at]
+        base = self._line_indent(at) if self._starts_line(at) else None
+        text = "".join(self._entry(span, k, v, base) + "," + gap for k, v in entries)
+        self.edits.append((at, at, text))
+
+    def _append(self, span: _Span, entries: Sequence[tuple[str | None, Any]]) -> None:
+        starts = self._starts(span)
+        last_start = starts[-1]
+        before = self.text[:last_start].rstrip(_WS)
+        gap = self.text[len(before) : last_start]
+        base = self._line_indent(last_start) if self._starts_line(last_start) else None
+        at = span.items[-1].end
+        text = "".join("," + gap + self._entry(span, k, v, base) for k, v in entries)
+        self.edits.append((at, at, text))
+
+    def _delete(self, span: _Span, indexes: list[int]) -> None:
+        if not indexes:
+            return
+        starts = self._starts(span)
+        count = len(span.items)
+        gone = set(indexes)
+        i = 0
+        while i < count:
+            if i not in gone:
+                i += 1
+                continue
+            j = i
+            while j + 1 < count and j + 1 in gone:
+                j += 1
+            if j + 1 < count:  # a kept entry follows: take this run and the gap after it
+                self.edits.append((starts[i], starts[j + 1], ""))
+            else:  # the run ends the container: take the comma and gap before it
+                prev_end = span.items[i - 1].end
+                self.edits.append((prev_end, span.items[j].end, ""))
+            i = j + 1
+
+    def result(self) -> str:
+        text = self.text
+        for start, end, replacement in sorted(self.edits, key=lambda e: (e[0], e[1]), reverse=True):
+            text = text[:start] + replacement + text[end:]
+        return text
+
+
+def render(old: bytes | None, doc: Any, new_doc: Any, style: Style) -> bytes:
+    """The new file: ``old`` with minimal edits when possible, else a dump."""
+    if old is not None:
+        try:
+            raw = old.decode("utf-8")
+            bom = "\ufeff" if raw.startswith("\ufeff") else ""
+            text = raw[len(bom) :].replace("\r\n", "\n")
+            span, end = _spans(text, 0)
+            if text[end:].strip():
+                raise ValueError("trailing data")
+            splicer = _Splicer(text, style)
+            splicer.diff(span, doc, new_doc)
+            out = splicer.result()
+            if _same(json.loads(out), new_doc):
+                if style.crlf:
+                    out = out.replace("\n", "\r\n")
+                return (bom + out).encode("utf-8")
+        except (ValueError, IndexError, KeyError):
+            pass
+    return dump(new_doc, style).encode("utf-8")
+
+
+# ---------------------------------------------------------------------------
 # settings.json: merge
 
 
@@ -381,6 +650,21 @@ def has_ours(doc: Any) -> bool:
                 if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks", [])):
                     return True
     return False
+
+
+def _core(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` without anything install adds, and without empty containers:
+    what must be unchanged for uninstall to give back the backup's bytes."""
+    core = uninstall_doc(doc, None)
+    hooks = core.get("hooks")
+    if isinstance(hooks, dict):
+        for event in [e for e, groups in hooks.items() if groups == []]:
+            del hooks[event]
+        if not hooks:
+            del core["hooks"]
+    if core.get("env") == {}:
+        del core["env"]
+    return core
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -536,7 +820,7 @@ def _install(plan: _Plan, args: argparse.Namespace) -> int:
     doc, style = _parse(old, label) if old is not None else ({}, Style())
     new_doc = install_doc(doc, command, args.mode)
     changed = not _same(doc, new_doc) or old is None
-    new = dump(new_doc, style).encode("utf-8") if changed else old
+    new = render(old, doc, new_doc, style) if changed else old
     target = plan.hooks_dir / HOOK_FILE
     source_bytes = source.read_bytes()
     copy_needed = _read(target) != source_bytes
@@ -577,23 +861,22 @@ def _uninstall(plan: _Plan, dry_run: bool) -> int:
             original = _parse(backup, plan.rel(plan.backup))[0]
         except InstallError:
             original = None
-        if original is not None and has_ours(original):
-            original = None  # not a pre-install copy
     new: bytes | None = old
     exact = False
     ours_before = False
     if old is not None:
         doc, style = _parse(old, label)
         ours_before = has_ours(doc)
-        new_doc = uninstall_doc(doc, original)
-        if original is not None and backup is not None and _same(new_doc, original):
-            new, exact = backup, True
-        elif not new_doc and backup is None and ours_before:
-            new = None  # install created the file; nothing else is in it
-        elif _same(doc, new_doc):
+        pristine = original if original is not None and not has_ours(original) else None
+        new_doc = uninstall_doc(doc, pristine)
+        if not ours_before and ENV_KEY not in (doc.get("env") or {}):
             new = old
+        elif backup is not None and original is not None and _same(_core(doc), _core(original)):
+            new, exact = backup, True  # nothing but our entries changed since install
+        elif not new_doc and backup is None:
+            new = None  # install created the file; nothing else is in it
         else:
-            new = dump(new_doc, style).encode("utf-8")
+            new = render(old, doc, new_doc, style)
     target = plan.hooks_dir / HOOK_FILE
     cache = plan.hooks_dir / "__pycache__"
     compiled = sorted(cache.glob(f"{HOOK_MODULE}.*.pyc")) if cache.is_dir() else []
