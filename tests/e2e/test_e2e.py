@@ -258,6 +258,12 @@ def test_c_the_read_after_the_lookup_is_not_nudged(advised: ScenarioRun) -> None
 # d. every call ran; the permission flow is the one without the hook
 
 
+def _denied(run_: ScenarioRun) -> list[str | None]:
+    """The calls the CLI itself reports as permission denials."""
+    result = [e for e in run_.cli.events() if e.get("type") == "result"][-1]
+    return [run_.key_of(str(d.get("tool_use_id"))) for d in result["permission_denials"]]
+
+
 def _assert_same_results(with_hook: ScenarioRun, without: ScenarioRun) -> None:
     a, b = with_hook.tool_results(), without.tool_results()
     for key in (*MAIN_CALLS, *SUB_CALLS):
@@ -284,6 +290,7 @@ def test_d_bypass_every_call_ran(advised: ScenarioRun, baseline: ScenarioRun) ->
         pre = advised.hook_inputs("PreToolUse", key)[0]
         assert pre["permission_mode"] == "bypassPermissions"
     assert (advised.project.repo / PROBE_OUTPUT).is_file()
+    assert _denied(advised) == _denied(baseline) == []
     _assert_same_results(advised, baseline)
 
 
@@ -303,6 +310,7 @@ def test_d_default_mode_with_allow_rules(default_mode: dict[str, ScenarioRun]) -
                 assert not block.get("is_error"), (run_.name, key, block)
                 assert len(run_.hook_inputs("PostToolUse", key)) == 1, (run_.name, key)
         assert not (run_.project.repo / PROBE_OUTPUT).exists()
+        assert _denied(run_) == ["probe"], run_.name
     # the refused call was itself nudged: advice never turns into permission
     probe = hooked.telemetry_call("probe")
     assert (probe["trigger"], probe["target"], probe["decision"]) == (True, PROBE_REL, "nudge")
