@@ -1,0 +1,496 @@
+"""``mishkan install``: idempotent, preserving, ordered, atomic, exactly undone."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mishkan_core import install as inst
+from mishkan_core.routing import check as checks
+from tests.routing._cli import run_cli
+
+FIXTURES = Path(__file__).parent / "fixtures" / "settings"
+ALL = sorted(FIXTURES.glob("*.json"))
+#: what uninstall alone cannot know without the pre-install copy: an empty list
+#: or object install filled, an env value install overwrote, a file that was `{}`
+NEEDS_BACKUP = {"empty_containers.json", "env_off.json", "empty_object.json"}
+PYTHON = os.path.realpath(sys.executable)
+MODULE = "mishkan_core.install"
+CMD = inst.hook_command(PYTHON, Path("/p/payload/mishkan/hooks"), Path("/p"))
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    hooks = root / "payload" / "mishkan" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "pre-tool-security.sh").write_text("#!/bin/sh\nexit 0\n")
+    (hooks / "model-route.py").write_text("# stand-in\n")
+    (hooks / "post-tool-observe.sh").write_text("#!/bin/sh\nexit 0\n")
+    (root / ".claude").mkdir()
+    return root
+
+
+def _run(
+    project: Path, capsys: pytest.CaptureFixture[str], *extra: str, python: str | None = PYTHON
+) -> tuple[int, str, str]:
+    argv = ["--project", str(project), *extra]
+    if python is not None and "--uninstall" not in extra:
+        argv += ["--python", python]
+    return run_cli(MODULE, argv, capsys)
+
+
+def _settings(project: Path) -> Path:
+    return project / ".claude" / "settings.json"
+
+
+def _nudge_index(doc: dict[str, Any], event: str) -> int:
+    groups = doc["hooks"][event]
+    found = [i for i, g in enumerate(groups) if any(inst.is_ours(h) for h in g["hooks"])]
+    assert len(found) == 1, groups
+    return found[0]
+
+
+# ---------------------------------------------------------------------------
+# install twice, uninstall: the original, byte for byte
+
+
+@pytest.mark.parametrize("fixture", ALL, ids=[p.name for p in ALL])
+def test_twice_then_uninstall_restores_bytes(
+    fixture: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    original = fixture.read_bytes()
+    _settings(project).write_bytes(original)
+
+    code, out, _err = _run(project, capsys)
+    assert code == 0
+    first = _settings(project).read_bytes()
+    assert first != original
+    assert (project / ".claude" / "settings.json.mishkan-backup").read_bytes() == original
+    assert "updated .claude/settings.json" in out
+
+    code, out, _err = _run(project, capsys)
+    assert code == 0
+    assert _settings(project).read_bytes() == first
+    assert "already up to date" in out
+
+    code, out, _err = _run(project, capsys, "--uninstall")
+    assert code == 0
+    assert _settings(project).read_bytes() == original
+    assert not (project / ".claude" / "settings.json.mishkan-backup").exists()
+    assert not (project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py").exists()
+    assert not (project / "payload" / "mishkan" / "hooks" / "__pycache__").exists()
+    assert (project / "payload" / "mishkan" / "hooks" / "model-route.py").exists()
+
+
+@pytest.mark.parametrize(
+    "fixture", [p for p in ALL if p.name not in NEEDS_BACKUP], ids=lambda p: p.name
+)
+def test_uninstall_is_exact_even_without_the_backup(
+    fixture: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The text edits are their own inverse: the backup is a safety net."""
+    original = fixture.read_bytes()
+    _settings(project).write_bytes(original)
+    assert _run(project, capsys)[0] == 0
+    assert _run(project, capsys, "--mode", "advise")[0] == 0
+    (project / ".claude" / "settings.json.mishkan-backup").unlink()
+    assert _run(project, capsys, "--uninstall")[0] == 0
+    assert _settings(project).read_bytes() == original
+
+
+@pytest.mark.parametrize("fixture", ALL, ids=[p.name for p in ALL])
+def test_other_content_is_kept(
+    fixture: Path, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = json.loads(fixture.read_text(encoding="utf-8"))
+    _settings(project).write_bytes(fixture.read_bytes())
+    assert _run(project, capsys)[0] == 0
+    after = json.loads(_settings(project).read_text(encoding="utf-8"))
+    assert inst._core(after) == inst._core(before)
+    assert list(before) == list(after)[: len(before)]  # every key kept, in place
+    assert after["env"]["MISHKAN_GRAPHIFY_NUDGE"] == "telemetry"
+    for event in inst.EVENTS:
+        group = after["hooks"][event][_nudge_index(after, event)]
+        assert group.get("matcher") == inst.MATCHERS[event]
+        assert group["hooks"] == [
+            {"type": "command", "command": group["hooks"][0]["command"], "timeout": 10}
+        ]
+
+
+def test_only_the_added_lines_change(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A hand-formatted file keeps every one of its own lines."""
+    original = (FIXTURES / "hand_formatted.json").read_text()
+    _settings(project).write_text(original)
+    assert _run(project, capsys)[0] == 0
+    new_lines = _settings(project).read_text().splitlines()
+    missing = [line for line in original.splitlines() if line not in new_lines]
+    # two entries gained a comma (something now follows them); env grew inline
+    assert missing == [
+        '      { "matcher": "Task", "hooks": [ { "type": "command", "command": "python3 '
+        'payload/mishkan/hooks/model-route.py" } ] }',
+        '    "Stop": [ { "hooks": [ { "type": "command", "command": "echo stop" } ] } ]',
+        '  "env": { "FOO": "1" }',
+    ]
+    assert all(line + "," in new_lines for line in missing[:2])
+    assert '  "env": { "FOO": "1", "MISHKAN_GRAPHIFY_NUDGE": "telemetry" }' in new_lines
+
+
+# ---------------------------------------------------------------------------
+# ordered, and passes routing check
+
+
+@pytest.mark.parametrize(
+    ("fixture", "index"), [("claude_code_2space.json", 2), ("chain_in_one_group.json", 1)]
+)
+def test_nudge_goes_after_security_and_model_route(
+    fixture: str, index: int, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _settings(project).write_bytes((FIXTURES / fixture).read_bytes())
+    assert _run(project, capsys)[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    assert _nudge_index(doc, "PreToolUse") == index
+    assert _nudge_index(doc, "PostToolUse") == len(doc["hooks"]["PostToolUse"]) - 1
+    assert checks.check_settings(doc, "settings.json", project) == []
+
+
+def test_routing_check_accepts_the_install(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _settings(project).write_bytes((FIXTURES / "claude_code_2space.json").read_bytes())
+    assert _run(project, capsys)[0] == 0
+    code, out, _err = run_cli(
+        "mishkan_core.routing", ["check", "--settings", str(_settings(project))], capsys
+    )
+    assert (code, out) == (0, "")
+
+
+def test_no_chain_hooks_appends(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    doc = {
+        "hooks": {
+            "PreToolUse": [{"matcher": "Edit", "hooks": [{"type": "command", "command": "x"}]}]
+        }
+    }
+    _settings(project).write_text(json.dumps(doc, indent=2) + "\n")
+    assert _run(project, capsys)[0] == 0
+    assert _nudge_index(json.loads(_settings(project).read_text()), "PreToolUse") == 1
+
+
+# ---------------------------------------------------------------------------
+# the command, the hook file, the compiled cache
+
+
+def test_command_form(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(project, capsys)[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    assert command == (
+        f"{PYTHON} -I -S -c 'import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;"
+        'graphify_nudge.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"'
+    )
+    assert "SessionStart" in doc["hooks"] and "matcher" not in doc["hooks"]["SessionStart"][0]
+
+
+def test_hooks_dir_outside_the_project_is_absolute(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "shared hooks"
+    assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    command = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    assert command.endswith(f" '{outside}'")
+    assert (outside / "graphify_nudge.py").exists()
+
+
+def test_copy_matches_source_and_is_precompiled(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(project, capsys)[0] == 0
+    target = project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py"
+    assert target.read_bytes() == inst.hook_source().read_bytes()
+    assert Path(importlib.util.cache_from_source(str(target))).exists()
+
+
+@pytest.mark.skipif(shutil.which("python3.9") is None, reason="python3.9 not on PATH")
+def test_precompiled_by_the_target_interpreter(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, _err = _run(project, capsys, python="python3.9")
+    assert code == 0
+    cache = project / "payload" / "mishkan" / "hooks" / "__pycache__"
+    assert sorted(p.name for p in cache.iterdir()) == ["graphify_nudge.cpython-39.pyc"]
+
+
+def test_registered_command_runs_the_hook(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(project, capsys)[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
+    telemetry = tmp_path / "telemetry"
+    env = dict(os.environ, CLAUDE_PROJECT_DIR=str(project), MISHKAN_TELEMETRY_DIR=str(telemetry))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    event = {"session_id": "s-1", "cwd": str(project), "hook_event_name": "SessionStart"}
+    proc = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps({**event, "source": "startup"}),
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    lines = [json.loads(x) for f in telemetry.glob("*.jsonl") for x in f.read_text().splitlines()]
+    assert [(x["event"], x["mode"]) for x in lines] == [("session_start", "telemetry")]
+
+
+# ---------------------------------------------------------------------------
+# modes, dry runs, fresh projects
+
+
+def test_mode_change_touches_one_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _settings(project).write_bytes((FIXTURES / "claude_code_2space.json").read_bytes())
+    assert _run(project, capsys)[0] == 0
+    before = _settings(project).read_text().splitlines()
+    assert _run(project, capsys, "--mode", "advise")[0] == 0
+    after = _settings(project).read_text().splitlines()
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    assert len(before) == len(after)
+    assert changed == [
+        ('    "MISHKAN_GRAPHIFY_NUDGE": "telemetry"', '    "MISHKAN_GRAPHIFY_NUDGE": "advise"')
+    ]
+
+
+def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = (FIXTURES / "claude_code_2space.json").read_bytes()
+    _settings(project).write_bytes(original)
+    code, out, err = _run(project, capsys, "--dry-run")
+    assert code == 0
+    assert out.startswith("--- a/.claude/settings.json\n+++ b/.claude/settings.json\n")
+    assert '+    "MISHKAN_GRAPHIFY_NUDGE": "telemetry"' in out
+    assert "would copy" in err
+    assert _settings(project).read_bytes() == original
+    assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
+    assert not (project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py").exists()
+
+
+def test_uninstall_dry_run_writes_nothing(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _settings(project).write_bytes((FIXTURES / "four_space.json").read_bytes())
+    assert _run(project, capsys)[0] == 0
+    installed = _settings(project).read_bytes()
+    code, out, err = _run(project, capsys, "--uninstall", "--dry-run")
+    assert code == 0
+    assert out.startswith("--- a/.claude/settings.json")
+    assert "would remove payload/mishkan/hooks/graphify_nudge.py" in err
+    assert _settings(project).read_bytes() == installed
+
+
+def test_fresh_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    root = tmp_path / "fresh"
+    root.mkdir()
+    assert _run(root, capsys)[0] == 0
+    doc = json.loads(_settings(root).read_text())
+    assert list(doc) == ["hooks", "env"]
+    assert _run(root, capsys, "--uninstall")[0] == 0
+    assert list(root.iterdir()) == []
+
+
+def test_existing_registration_is_replaced_then_given_back(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    doc = json.loads((FIXTURES / "claude_code_2space.json").read_text())
+    mine = {"type": "command", "command": "python3 payload/mishkan/hooks/graphify_nudge.py"}
+    doc["hooks"]["PreToolUse"].insert(0, {"matcher": "Read|Grep", "hooks": [mine]})
+    original = json.dumps(doc, indent=2) + "\n"
+    _settings(project).write_text(original)
+    assert _run(project, capsys)[0] == 0
+    installed = json.loads(_settings(project).read_text())
+    assert _nudge_index(installed, "PreToolUse") == 2  # moved after the chain, replaced
+    assert _run(project, capsys, "--uninstall")[0] == 0
+    assert _settings(project).read_text() == original
+
+
+def test_settings_edited_after_install(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _settings(project).write_bytes((FIXTURES / "claude_code_2space.json").read_bytes())
+    assert _run(project, capsys)[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    doc["model"] = "sonnet"
+    _settings(project).write_text(json.dumps(doc, indent=2) + "\n")
+    code, _out, err = _run(project, capsys, "--uninstall")
+    assert code == 0
+    left = json.loads(_settings(project).read_text())
+    expected = json.loads((FIXTURES / "claude_code_2space.json").read_text())
+    expected["model"] = "sonnet"
+    assert left == expected
+    assert "pre-install copy stays" in err
+
+
+# ---------------------------------------------------------------------------
+# the interpreter
+
+
+def _shim(tmp_path: Path) -> Path:
+    shims = tmp_path / "shims"
+    shims.mkdir()
+    shim = shims / "python3"
+    shim.write_text(f'#!/bin/sh\nexec "{PYTHON}" "$@"\n')
+    shim.chmod(0o755)
+    return shim
+
+
+def test_explicit_shim_is_resolved(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shim = _shim(tmp_path)
+    code, _out, err = _run(project, capsys, python=str(shim))
+    assert code == 0
+    assert "is a shim" in err
+    command = json.loads(_settings(project).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert command["command"].startswith(f"{PYTHON} -I -S ")
+    assert "shims" not in command["command"]
+
+
+def test_default_interpreter_never_a_shim(
+    project: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(sys, "executable", str(_shim(tmp_path)))
+    code, out, err = _run(project, capsys, python=None)
+    assert code == 2
+    assert out == ""
+    assert "is a shim" in err and "--python" in err
+    assert not _settings(project).exists()
+
+
+def test_default_interpreter_is_the_real_path(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(project, capsys, python=None)[0] == 0
+    command = json.loads(_settings(project).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
+    assert command["command"].startswith(os.path.realpath(sys.executable) + " ")
+
+
+# ---------------------------------------------------------------------------
+# unusable input: exit 2, one line, nothing written
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ('{"hooks": {"PreToolUse": [}', "not valid JSON"),
+        ('{"hooks": []}', "'hooks' is not an object"),
+        ('{"hooks": {"PreToolUse": {}}}', "'hooks.PreToolUse' is not a list"),
+        ('{"env": "x"}', "'env' is not an object"),
+        ("[]", "expected a JSON object"),
+    ],
+)
+def test_bad_settings(
+    content: str, fragment: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _settings(project).write_text(content)
+    code, out, err = _run(project, capsys)
+    assert (code, out) == (2, "")
+    assert fragment in err and len(err.strip().splitlines()) == 1
+    assert _settings(project).read_text() == content
+    assert not (project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "fragment"),
+    [
+        (["--python", "/nonexistent/python3"], "not an executable file"),
+        (["--python", "no-such-python-xyz"], "not found on PATH"),
+        (["--mode", "loud"], "invalid choice"),
+    ],
+)
+def test_bad_arguments(
+    argv: list[str], fragment: str, project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _out, err = _run(project, capsys, *argv, python=None)
+    assert code == 2
+    assert fragment in err
+
+
+def test_missing_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _out, err = _run(tmp_path / "nope", capsys)
+    assert code == 2 and "not a directory" in err
+
+
+# ---------------------------------------------------------------------------
+# the text edits, on generated settings files
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.text(max_size=8))
+_values = st.recursive(
+    _scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+_handler = st.fixed_dictionaries(
+    {
+        "type": st.just("command"),
+        "command": st.sampled_from(["a.sh", "pre-tool-security.sh x", "model-route.py", "echo é"]),
+    }
+)
+_group = st.fixed_dictionaries(
+    {
+        "matcher": st.sampled_from(["*", "Bash", "Task"]),
+        "hooks": st.lists(_handler, min_size=1, max_size=2),
+    }
+)
+_hooks = st.dictionaries(
+    st.sampled_from(["PreToolUse", "PostToolUse", "SessionStart", "Stop", "Notification"]),
+    st.lists(_group, min_size=1, max_size=3),
+    min_size=1,
+    max_size=4,
+)
+
+
+@st.composite
+def _documents(draw: st.DrawFn) -> str:
+    doc: dict[str, Any] = draw(
+        st.dictionaries(
+            st.sampled_from(["model", "permissions", "x", "statusLine"]), _values, max_size=3
+        )
+    )
+    if draw(st.booleans()):
+        doc["hooks"] = draw(_hooks)
+    if draw(st.booleans()):
+        doc["env"] = draw(
+            st.dictionaries(st.sampled_from(["A", "B"]), st.text(max_size=4), min_size=1)
+        )
+    indent = draw(st.sampled_from([2, 4, "\t", None]))
+    text = json.dumps(doc, indent=indent, ensure_ascii=draw(st.booleans()))
+    return text + ("\n" if draw(st.booleans()) else "")
+
+
+def _apply_install(text: str, mode: str) -> str:
+    doc, style = inst._parse(text.encode(), "s")
+    new = inst.install_doc(doc, CMD, mode)
+    return inst.render(text.encode(), doc, new, style).decode()
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_documents())
+def test_generated_round_trip(text: str) -> None:
+    once = _apply_install(text, "telemetry")
+    assert _apply_install(once, "telemetry") == once
+    doc, style = inst._parse(once.encode(), "s")
+    back = inst.render(once.encode(), doc, inst.uninstall_doc(doc, None), style).decode()
+    assert back == text
