@@ -366,23 +366,23 @@ def find_sessions(directory: str, quality: dict[str, int]) -> list[tuple[str, st
         raise UnusableInput(f"transcript directory not found: {directory}")
     found: set[tuple[str, str]] = set()
     try:
-        walker = list(os.walk(directory, onerror=_raise))
+        for root, dirs, files in os.walk(directory, onerror=_raise):
+            stems = set()
+            for name in files:
+                if name.endswith(".jsonl"):
+                    stems.add(name[: -len(".jsonl")])
+                elif not name.endswith(".json"):
+                    quality["foreign_files"] += 1
+            found.update((stem, root) for stem in stems)
+            walk_on = []
+            for name in dirs:
+                if os.path.isdir(os.path.join(root, name, "subagents")):
+                    found.add((name, root))  # its subagents are read with the session
+                elif name not in stems:
+                    walk_on.append(name)  # a project dir, or ~/.claude/projects
+            dirs[:] = walk_on  # never descend into a session's own directory
     except OSError as exc:
         raise UnusableInput(f"cannot read transcript directory {directory}: {exc}") from None
-    for root, dirs, files in walker:
-        if os.path.basename(root) == "subagents":
-            parent = os.path.dirname(root)
-            found.add((os.path.basename(parent), os.path.dirname(parent)))
-            for name in files:
-                if not (name.startswith("agent-") and name.endswith((".jsonl", ".meta.json"))):
-                    quality["foreign_files"] += 1
-            dirs[:] = []
-            continue
-        for name in files:
-            if name.endswith(".jsonl"):
-                found.add((name[: -len(".jsonl")], root))
-            elif not name.endswith(".json"):
-                quality["foreign_files"] += 1
     return sorted(found, key=lambda pair: (pair[1], pair[0]))
 
 

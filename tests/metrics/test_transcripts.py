@@ -208,3 +208,12 @@ def test_transcript_window_uses_line_timestamps(tmp_path: Path) -> None:
     assert data["data_quality"]["outside_window"] == 2
     data = report("--from-transcripts", str(SAMPLE), "--until", "2026-11-30")
     assert data["triggers"] == 2
+
+
+def test_other_files_in_a_session_directory_are_not_sessions(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    extra = root / PROJECT / SESSION / "tool-results"
+    extra.mkdir()
+    (extra / "big-output.jsonl").write_text('{"type":"user"}\n')
+    data = report("--from-transcripts", str(root))
+    assert list(data["per_session"]) == [SESSION] and data["sessions"] == 1
