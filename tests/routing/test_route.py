@@ -4,7 +4,9 @@ The sets (``fixtures/questions_*.tsv``, ``class<TAB>question``):
 
 * ``dev``: the rules were written against these (80 questions);
 * ``holdout``: written before the rules, read while designing them (40);
-* ``blind``: written after the rules were frozen and scored once (40).
+* ``blind``: written after the rules were frozen and scored once (40);
+* ``blind2``: written after one later, general rule (``why-does-verb``) and
+  scored once (32; one miss, left as it is).
 
 None uses the seed's own example phrasings. The maintainers' held-out set is
 the real test; these numbers are the floor this suite keeps.
@@ -24,7 +26,7 @@ from mishkan_core.routing.route import classify, load_rules, route
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
-SETS = ("dev", "holdout", "blind")
+SETS = ("dev", "holdout", "blind", "blind2")
 STORES = {"structure": ["graphify"], "rationale": ["cognee-work"]}
 STORES |= {"cross-project": ["cognee-curated"], "why-code": ["graphify", "cognee-work"]}
 MODULE = "mishkan_core.routing.route"
