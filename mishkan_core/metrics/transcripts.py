@@ -44,6 +44,8 @@ from typing import Any, Callable
 from mishkan_core.metrics.telemetry import UnusableInput
 
 MARKER = "[graphify-nudge]"
+#: calls of one agent held back waiting for their tool_result (bounds memory)
+MAX_IN_FLIGHT = 64
 
 TRANSCRIPT_QUALITY_FIELDS = (
     "files",
@@ -265,8 +267,8 @@ def _agent_calls(
         nonlocal seq
         while pending:
             tool_id = next(iter(pending))
-            if not final and tool_id not in done:
-                return
+            if not final and tool_id not in done and len(pending) <= MAX_IN_FLIGHT:
+                return  # wait for its result (a call never answered waits at most this long)
             ev = pending.pop(tool_id)
             done.discard(tool_id)
             if tool_id in nudged and ev["decision"] is None and ev["trigger"]:
