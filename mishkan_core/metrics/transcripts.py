@@ -336,7 +336,10 @@ def _call_event(
         return None
     tool_input = block.get("input")
     cwd = line.get("cwd")
-    call = classify(name, tool_input, cwd if isinstance(cwd, str) else "")
+    try:
+        call = classify(name, tool_input, cwd if isinstance(cwd, str) else "")
+    except Exception:  # the hook fails open; so does its reuse here (counted malformed)
+        return None
     decision: str | None = None
     if call.trigger and isinstance(tool_input, dict):
         metadata = tool_input.get("metadata")
