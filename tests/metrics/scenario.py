@@ -242,7 +242,18 @@ def play(hook: Hook, session: str, steps: list[Step]) -> Played:
             "tool_use_id": tool_use_id,
         }
         hook.send(post)
+    _assert_not_self_disabled(hook)
     return Played(session, root, steps, contexts)
+
+
+def _assert_not_self_disabled(hook: Hook) -> None:
+    """The hook disables itself after one call over 200 ms; the exact ratios
+    then cannot hold. Say so plainly instead of failing on a number."""
+    directory = Path(hook.env["MISHKAN_TELEMETRY_DIR"])
+    for path in directory.glob("*.jsonl"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if '"event":"self_disable"' in line:
+                raise AssertionError(f"the hook self-disabled (a call took > 200 ms): {line}")
 
 
 def session_off(hook: Hook, session: str) -> None:
