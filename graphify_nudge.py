@@ -114,6 +114,7 @@ _LISTS_FILES: "Final" = {
     "ack": frozenset({"-f", "-g", "--help-types"}),
 }
 _PATTERN_FILE: "Final" = frozenset({"-f", "--file"})
+_RECURSIVE: "Final" = frozenset({"-r", "-R", "--recursive", "--dereference-recursive"})
 _GIT_GLOBAL_ARG_OPTIONS: "Final" = frozenset(
     {"-C", "-c", "--git-dir", "--work-tree", "--namespace"}
 )
@@ -502,7 +503,8 @@ def _classify_simple_command(words: "list[str]", where: _Where, depth: int) -> C
             return _grep_call(args[i + 1 :], "git-grep")
         return _OTHER
     if name in GREP_COMMANDS:
-        return _grep_call(args, name)
+        # Under xargs, file operands arrive on stdin: still a search of code.
+        return _grep_call(args, name, fed_files="xargs" in words[:start])
     if name in READ_COMMANDS:
         return _read_call(args, name, where)
     return _OTHER
@@ -544,7 +546,7 @@ def _options_and_operands(
     return options, operands
 
 
-def _grep_call(args: "list[str]", tool: str) -> Call:
+def _grep_call(args: "list[str]", tool: str, fed_files: bool = False) -> Call:
     options, operands = _options_and_operands(args, _GREP_ARG_OPTIONS[tool])
     flags = {flag for flag, _ in options}
     if flags & _LISTS_FILES.get(tool, frozenset()):
@@ -556,9 +558,11 @@ def _grep_call(args: "list[str]", tool: str) -> Call:
     if not patterns:
         if not operands:
             return Call("grep", False, "Bash", None)
-        patterns = [operands[0]]
+        patterns, operands = [operands[0]], operands[1:]
     pattern = patterns[0]
     trigger = len(patterns) == 1 and _is_bare_identifier(pattern)
+    if tool in ("grep", "egrep", "fgrep") and not (operands or fed_files or flags & _RECURSIVE):
+        trigger = False  # `... | grep test` filters a pipe; it searches no code
     return Call("grep", trigger, "Bash", pattern)
 
 
@@ -1152,8 +1156,8 @@ def decide(
         return "silent", consulted
     if settings.mode != _ADVISE:
         return "silent", "telemetry_mode"
-    nudges = agent.get("nudges")
-    if isinstance(nudges, int) and nudges >= settings.cap:
+    nudges = agent.get("nudges", 0)
+    if not isinstance(nudges, int) or nudges >= settings.cap:
         return "silent", "cap"
     if graph.state != "fresh":
         shown = agent.get("shown")
@@ -1427,6 +1431,16 @@ def run(raw: bytes, environ: "Mapping[bytes, bytes]", started: "Optional[float]"
     return output
 
 
+def guarded_run(
+    raw: bytes, environ: "Mapping[bytes, bytes]", started: "Optional[float]" = None
+) -> str:
+    """`run` behind the fail-open contract: any error means no output at all."""
+    try:
+        return run(raw, environ, started)
+    except BaseException:
+        return ""
+
+
 def main() -> "NoReturn":
     """Entry point: prints at most the advisory, then exits 0, whatever happens.
 
@@ -1435,10 +1449,10 @@ def main() -> "NoReturn":
     than importing this module costs (bench/). Call ``run`` in-process instead.
     """
     try:
-        output = run(_read_stdin(), posix.environ, _STARTED)
+        output = guarded_run(_read_stdin(), posix.environ, _STARTED)
         if output:
             posix.write(1, output.encode("ascii") + b"\n")
-    except BaseException:  # fail open, whatever it was
+    except BaseException:  # fail open: a closed stdout, a signal, anything
         pass
     finally:
         posix._exit(0)

@@ -1,0 +1,189 @@
+"""Fixtures for the hook's tests: real git repos, hook inputs shaped like the
+captured Claude Code 2.1.197 ones, and two ways to run the hook (a real
+`python -I -S` subprocess, and in-process for speed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+
+import graphify_nudge
+
+REPO = Path(__file__).resolve().parents[2]
+HOOK = REPO / "graphify_nudge.py"
+SESSION = "3d7f224f-d067-448e-a460-e76f9d5496bd"
+AGENT_ID = "aa4daced19ec4f6fe"
+
+
+def git(repo: Path, *args: str) -> str:
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    out = subprocess.run(
+        ["git", "-C", str(repo), *args], check=True, capture_output=True, text=True, env=env
+    )
+    return out.stdout.strip()
+
+
+def make_repo(path: Path) -> Path:
+    """A small project with one commit: src/app.py, src/main.py, docs."""
+    (path / "src").mkdir(parents=True)
+    (path / "src" / "app.py").write_text("def apply_overlay(x):\n    return helper(x)\n")
+    (path / "src" / "main.py").write_text("from src.app import apply_overlay\n")
+    (path / "README.md").write_text("# demo\n")
+    git(path, "init", "-q", "-b", "main")
+    git(path, "add", ".")
+    git(path, "commit", "-q", "-m", "init")
+    return path
+
+
+def write_graph(
+    repo: Path, built_at: str | None, rel: str = ".graphify/graph.json", mtime: float | None = None
+) -> Path:
+    """A graph.json shaped like graphify 0.9.96's, ending with built_at_commit."""
+    graph = repo / rel
+    graph.parent.mkdir(parents=True, exist_ok=True)
+    body: dict[str, Any] = {
+        "directed": True,
+        "nodes": [{"id": "src_app_apply_overlay", "label": "apply_overlay()"}],
+        "links": [],
+        "hyperedges": [],
+    }
+    if built_at is not None:
+        body["built_at_commit"] = built_at
+    graph.write_text(json.dumps(body, separators=(",", ":")))
+    if mtime is not None:
+        os.utime(graph, (mtime, mtime))
+    return graph
+
+
+def hook_input(
+    repo: Path,
+    tool_name: str | None = "Read",
+    tool_input: dict[str, Any] | None = None,
+    *,
+    event: str = "PreToolUse",
+    agent_type: str | None = "hizkiah",
+    agent_id: str | None = AGENT_ID,
+    session_id: str = SESSION,
+    tool_response: Any = None,
+    tool_use_id: str = "toolu_stub0013",
+) -> dict[str, Any]:
+    """The stdin Claude Code 2.1.197 sends (see shared/reference/claude-code-hooks)."""
+    data: dict[str, Any] = {
+        "session_id": session_id,
+        "transcript_path": f"/tmp/home/.claude/projects/x/{session_id}.jsonl",
+        "cwd": str(repo),
+        "prompt_id": "c6e21be8-678e-4488-9ed1-736255f9e0af",
+        "permission_mode": "bypassPermissions",
+    }
+    if agent_id is not None:
+        data["agent_id"] = agent_id
+    if agent_type is not None:
+        data["agent_type"] = agent_type
+    data["effort"] = {"level": "high"}
+    data["hook_event_name"] = event
+    if event == "SessionStart":
+        data["source"] = "startup"
+        for key in ("prompt_id", "permission_mode", "agent_id", "agent_type", "effort"):
+            data.pop(key, None)
+        return data
+    data["tool_name"] = tool_name
+    data["tool_input"] = (
+        tool_input if tool_input is not None else {"file_path": str(repo / "src/app.py")}
+    )
+    if event == "PostToolUse":
+        data["tool_response"] = tool_response if tool_response is not None else {}
+        data["duration_ms"] = 3
+    data["tool_use_id"] = tool_use_id
+    return data
+
+
+class Hook:
+    """Runs the hook against one project, with one environment."""
+
+    def __init__(self, repo: Path, telemetry: Path, mode: str = "advise") -> None:
+        self.repo = repo
+        self.telemetry = telemetry
+        self.env: dict[str, str] = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "CLAUDE_PROJECT_DIR": str(repo),
+            "MISHKAN_TELEMETRY_DIR": str(telemetry),
+            "MISHKAN_GRAPHIFY_NUDGE": mode,
+        }
+
+    def environ(self) -> dict[bytes, bytes]:
+        return {k.encode(): v.encode() for k, v in self.env.items()}
+
+    def __call__(self, data: dict[str, Any] | bytes, **kwargs: Any) -> str:
+        """In process, through the same fail-open wrapper main() uses."""
+        raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+        return graphify_nudge.guarded_run(raw, self.environ())
+
+    def call(self, *args: Any, **kwargs: Any) -> str:
+        return self(hook_input(self.repo, *args, **kwargs))
+
+    def subprocess(
+        self, data: dict[str, Any] | bytes, python: str = sys.executable
+    ) -> subprocess.CompletedProcess[bytes]:
+        """The real file, as Claude Code runs it: a fresh `python -I -S`."""
+        raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+        return subprocess.run(
+            [python, "-I", "-S", str(HOOK)],
+            input=raw,
+            capture_output=True,
+            env=self.env,
+            timeout=30,
+            check=False,
+        )
+
+    def events(self, session: str = SESSION) -> list[dict[str, Any]]:
+        path = self.telemetry / f"{graphify_nudge.session_file_name(session)}.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines()]
+
+    def calls(self, session: str = SESSION) -> list[dict[str, Any]]:
+        return [e for e in self.events(session) if e["event"] == "call"]
+
+
+def context_of(output: str) -> str:
+    """The additionalContext of an advise-mode output, checking its exact shape."""
+    payload = json.loads(output)
+    assert list(payload) == ["hookSpecificOutput"]
+    specific = payload["hookSpecificOutput"]
+    assert set(specific) == {"hookEventName", "additionalContext"}
+    assert specific["hookEventName"] == "PreToolUse"
+    text = specific["additionalContext"]
+    assert isinstance(text, str)
+    return text
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    return make_repo(tmp_path / "repo")
+
+
+@pytest.fixture
+def hook(repo: Path, tmp_path: Path) -> Hook:
+    return Hook(repo, tmp_path / "telemetry")
+
+
+@pytest.fixture
+def fresh_graph(repo: Path) -> Path:
+    return write_graph(repo, git(repo, "rev-parse", "HEAD"))
+
+
+HookFactory = Callable[..., Hook]

@@ -1,0 +1,217 @@
+"""Requirements 5 to 9: already consulted, modes, opt-out, caps and wording."""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+import pytest
+
+from graphify_nudge import MAX_ADVISORY_BYTES, Call, Graph, advisory
+from tests.hook.conftest import Hook, context_of, git, hook_input
+
+
+def grep(hook: Hook, pattern: str = "apply_overlay", **kwargs: object) -> str:
+    return hook.call("Grep", {"pattern": pattern, "path": str(hook.repo)}, **kwargs)
+
+
+def bash(hook: Hook, command: str, **kwargs: object) -> str:
+    return hook.call("Bash", {"command": command, "description": "x"}, **kwargs)
+
+
+# -- 5. already consulted ------------------------------------------------------
+
+
+def test_lookup_of_the_same_symbol_silences_later_triggers(hook: Hook, fresh_graph: Path) -> None:
+    assert bash(hook, 'graphify explain "apply_overlay" --graph .graphify/graph.json') == ""
+    assert grep(hook) == ""
+    assert bash(hook, "grep -rn apply_overlay .") == ""
+    calls = hook.calls()
+    assert [c["kind"] for c in calls] == ["lookup", "grep", "grep"]
+    assert [c["reason"] for c in calls[1:]] == ["consulted_symbol", "consulted_symbol"]
+    assert all(c["trigger"] for c in calls[1:])  # still recorded as triggers
+    assert grep(hook, "other_symbol")  # a different symbol still gets the nudge
+
+
+def test_qualified_lookup_covers_the_bare_name(hook: Hook, fresh_graph: Path) -> None:
+    bash(hook, "graphify affected app.apply_overlay")
+    assert grep(hook) == ""
+
+
+def test_lookup_by_another_agent_of_the_session_counts(hook: Hook, fresh_graph: Path) -> None:
+    bash(hook, "graphify query 'who calls apply_overlay'", agent_type="salma", agent_id="s1")
+    assert grep(hook) == ""
+
+
+def test_lookup_output_naming_the_file_silences_its_read(hook: Hook, fresh_graph: Path) -> None:
+    command = "graphify explain helper --graph .graphify/graph.json"
+    bash(hook, command)
+    response = {
+        "stdout": "Node: helper()\n  Source:    src/app.py L4\n  <-- main() src/main.py:L4\n"
+    }
+    hook.call("Bash", {"command": command}, event="PostToolUse", tool_response=response)
+    assert hook.call() == ""  # src/app.py
+    assert hook.call("Read", {"file_path": str(hook.repo / "src/main.py")}) == ""
+    assert hook.calls()[-1]["reason"] == "consulted_file"
+    result = [e for e in hook.events() if e["event"] == "lookup_result"]
+    assert result[0]["files"] == 2
+
+
+def test_mcp_lookup_output(hook: Hook, fresh_graph: Path) -> None:
+    tool = "mcp__graphify__query"
+    hook.call(tool, {"question": "where is apply_overlay"})
+    hook.call(
+        tool,
+        {"question": "x"},
+        event="PostToolUse",
+        tool_response=[{"type": "text", "text": "src/app.py:L1"}],
+    )
+    assert grep(hook) == "" and hook.call() == ""
+
+
+def test_read_of_a_file_named_in_a_lookup_argument(hook: Hook, fresh_graph: Path) -> None:
+    bash(hook, "graphify explain src/app.py")
+    assert hook.call() == ""
+
+
+# -- 6. modes ------------------------------------------------------------------
+
+
+def test_telemetry_is_the_default_mode(repo: Path, tmp_path: Path, fresh_graph: Path) -> None:
+    hook = Hook(repo, tmp_path / "tel")
+    del hook.env["MISHKAN_GRAPHIFY_NUDGE"]
+    assert grep(hook) == ""
+    call = hook.calls()[0]
+    assert (call["mode"], call["trigger"], call["decision"], call["reason"]) == (
+        "telemetry", True, "silent", "telemetry_mode",
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("value", ["", "bogus", "ADVISE ", "Advise"])
+def test_mode_values(repo: Path, tmp_path: Path, fresh_graph: Path, value: str) -> None:
+    hook = Hook(repo, tmp_path / "tel", mode=value)
+    expected = value.strip().lower() == "advise"
+    assert bool(grep(hook)) is expected
+
+
+def test_advise_mode_prints_only_additional_context(hook: Hook, fresh_graph: Path) -> None:
+    context_of(grep(hook))  # asserts the exact shape: no permissionDecision, no updatedInput
+
+
+def test_off_does_nothing_but_record_session_start(
+    repo: Path, tmp_path: Path, fresh_graph: Path
+) -> None:
+    hook = Hook(repo, tmp_path / "tel", mode="off")
+    assert grep(hook) == "" and hook.call() == ""
+    assert not hook.telemetry.exists()
+    assert hook(hook_input(repo, event="SessionStart")) == ""
+    (event,) = hook.events()
+    assert (event["event"], event["mode"], event["source"]) == ("session_start", "off", "startup")
+
+
+def test_session_start_is_recorded_in_every_mode(hook: Hook) -> None:
+    hook(hook_input(hook.repo, event="SessionStart"))
+    assert hook.events()[0]["event"] == "session_start"
+
+
+# -- 7. opt-out ----------------------------------------------------------------
+
+
+def test_per_call_opt_out(hook: Hook, fresh_graph: Path) -> None:
+    data = hook_input(
+        hook.repo, "Grep", {"pattern": "apply_overlay", "metadata": {"skip_graphify_nudge": True}}
+    )
+    assert hook(data) == ""
+    call = hook.calls()[0]
+    assert (call["decision"], call["reason"], call["trigger"]) == ("opt_out", "metadata", True)
+    truthy_string = hook_input(
+        hook.repo, "Grep", {"pattern": "x2", "metadata": {"skip_graphify_nudge": "yes"}}
+    )
+    assert hook(truthy_string)  # only a real `true` opts out
+
+
+# -- 8. caps -------------------------------------------------------------------
+
+
+def test_default_cap_is_three_per_agent(hook: Hook, fresh_graph: Path) -> None:
+    outputs = [grep(hook, f"sym{i}") for i in range(5)]
+    assert [bool(o) for o in outputs] == [True, True, True, False, False]
+    assert hook.calls()[-1]["reason"] == "cap"
+    assert grep(hook, "sym9", agent_type="salma", agent_id="other")  # per agent
+
+
+def test_cap_from_environment(hook: Hook, fresh_graph: Path) -> None:
+    hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "1"
+    assert [bool(grep(hook, f"s{i}")) for i in range(3)] == [True, False, False]
+    hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "0"
+    assert grep(hook, "z", agent_id="new") == ""
+
+
+def test_cap_is_per_session(hook: Hook, fresh_graph: Path) -> None:
+    for i in range(3):
+        grep(hook, f"s{i}")
+    assert grep(hook, "s9", session_id="another-session")
+
+
+def test_absent_advisory_once_per_agent(hook: Hook) -> None:
+    assert grep(hook, "a1") and not grep(hook, "a2") and not hook.call()
+    assert hook.calls()[-1]["reason"] == "shown_once"
+    assert grep(hook, "a3", agent_type="nathan", agent_id="n1")
+
+
+def test_stale_advisory_once_per_agent(hook: Hook) -> None:
+    from tests.hook.conftest import write_graph
+
+    write_graph(hook.repo, "0" * 40)
+    assert "stale" in context_of(grep(hook, "a1"))
+    assert grep(hook, "a2") == ""
+    assert hook.calls()[-1]["reason"] == "shown_once"
+
+
+# -- 9. wording ------------------------------------------------------------------
+
+
+def _command_in(text: str) -> list[str]:
+    return shlex.split(text.split("`")[-2])
+
+
+def test_wording_is_short_factual_and_names_a_real_command(hook: Hook, fresh_graph: Path) -> None:
+    for out in (grep(hook, "apply_overlay"), hook.call(), bash(hook, "sed -n 1,9p src/main.py")):
+        text = context_of(out)
+        assert len(text.encode()) <= MAX_ADVISORY_BYTES
+        assert text.startswith("[graphify-nudge] ")
+        for imperative in ("MUST", "must ", "You should", "always", "never", "IMPORTANT"):
+            assert imperative not in text
+        argv = _command_in(text)
+        assert argv[:2] == ["graphify", "explain"] and argv[3:] == [
+            "--graph",
+            ".graphify/graph.json",
+        ]
+        assert "graphify search" not in text  # no such command in graphify 0.9.96
+    assert _command_in(context_of(grep(hook, "other", agent_id="fresh-agent")))[2] == "other"
+
+
+def test_symbol_is_shell_quoted() -> None:
+    graph = Graph()
+    graph.state, graph.display, graph.head = "fresh", "my graph/g.json", "a" * 40
+    text = advisory(Call("read", True, "Read", "src/it's.py"), graph) or ""
+    assert _command_in(text) == ["graphify", "explain", "src/it's.py", "--graph", "my graph/g.json"]
+
+
+@pytest.mark.parametrize("state", ["fresh", "stale", "absent"])
+def test_every_advisory_fits_400_bytes_or_is_withheld(state: str) -> None:
+    graph = Graph()
+    graph.state, graph.head, graph.built_at = state, "b" * 40, "c" * 40
+    graph.stale_by = "commit" if state == "stale" else None
+    for length in (1, 50, 150, 300, 1000):
+        text = advisory(Call("grep", True, "Grep", "s" * length), graph)
+        assert text is None or len(text.encode()) <= MAX_ADVISORY_BYTES
+
+
+def test_too_long_symbol_is_recorded_not_printed(hook: Hook, fresh_graph: Path) -> None:
+    assert grep(hook, "s" * 500) == ""
+    assert hook.calls()[0]["reason"] == "too_long"
+
+
+def test_suggested_command_matches_the_head(hook: Hook, fresh_graph: Path) -> None:
+    assert git(hook.repo, "rev-parse", "--short=7", "HEAD") in context_of(grep(hook))

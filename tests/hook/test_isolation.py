@@ -1,0 +1,97 @@
+"""Requirement 14: standard library only, `python -I -S` on 3.9-3.13, never
+imports mishkan_core, and stays inside its import budget."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.hook.conftest import HOOK, Hook, hook_input
+
+# What the hook may load beyond a bare `python -I -S`: the C JSON scanner and,
+# on the rare path that reads a loose git object, zlib. json, re and os each
+# cost 20-100% of an interpreter start (bench/), so they stay out.
+ALLOWED_EXTRA = {"graphify_nudge", "_json", "zlib"}
+
+
+def test_imports_are_standard_library_only() -> None:
+    tree = ast.parse(HOOK.read_text())
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (
+            node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")]
+        )
+    }
+    # typing and collections.abc only under TYPE_CHECKING (never at run time).
+    assert imported <= {"posix", "sys", "time", "_json", "zlib", "typing", "collections"}, imported
+
+
+def test_modules_loaded_at_run_time(hook: Hook, fresh_graph: Path) -> None:
+    probe = textwrap.dedent(
+        f"""
+        import sys
+        before = set(sys.modules)
+        sys.path.insert(0, {str(HOOK.parent)!r})
+        import graphify_nudge
+        env = {{k.encode(): v.encode() for k, v in {hook.env!r}.items()}}
+        for raw in sys.argv[1:]:
+            graphify_nudge.run(raw.encode(), env)
+        print(sorted(set(sys.modules) - before))
+        """
+    )
+    inputs = [
+        json.dumps(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})),
+        json.dumps(hook_input(hook.repo, "Bash", {"command": "grep -rn x . && cat src/app.py"})),
+        json.dumps(hook_input(hook.repo, event="SessionStart")),
+        json.dumps(hook_input(hook.repo, "Read", agent_type=None, agent_id=None)),
+    ]
+    out = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", probe, *inputs],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loaded = set(ast.literal_eval(out.stdout))
+    assert loaded <= ALLOWED_EXTRA, loaded
+    assert not loaded & {"json", "re", "os", "typing", "subprocess", "mishkan_core"}
+
+
+VERSIONS = ["3.9", "3.10", "3.11", "3.12", "3.13"]
+
+
+@pytest.mark.parametrize("version", VERSIONS)
+def test_runs_under_every_supported_python(hook: Hook, fresh_graph: Path, version: str) -> None:
+    python = shutil.which(f"python{version}")
+    if python is None:
+        if version == f"{sys.version_info[0]}.{sys.version_info[1]}":
+            python = sys.executable
+        else:
+            pytest.skip(f"python{version} is not on PATH (tox runs each version itself)")
+    result = hook.subprocess(
+        hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}), python=python
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert json.loads(result.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_recommended_registration_runs_the_same_hook(hook: Hook, fresh_graph: Path) -> None:
+    command = [
+        sys.executable, "-I", "-S", "-c",
+        "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()",
+        str(HOOK.parent),
+    ]  # fmt: skip
+    data = json.dumps(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})).encode()
+    result = subprocess.run(
+        command, input=data, capture_output=True, env=hook.env, timeout=30, check=False
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert b"graphify explain 'apply_overlay'" in result.stdout
