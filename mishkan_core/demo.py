@@ -1,0 +1,170 @@
+"""`mishkan demo`: the whole D-009 loop on a small built-in project.
+
+It builds a throwaway git project, gives it a graph (real `graphify` when it
+is on PATH, else a minimal graph.json with the same `built_at_commit` tail),
+installs the hook with `mishkan install --mode advise`, then plays a short
+scripted session through the exact command written into settings.json, the
+way Claude Code would: two agents, Read, Grep and Bash searches, a graphify
+lookup, and a main-thread call. It prints what each call gave the model, and
+ends with `mishkan metrics` over the telemetry the hook wrote.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+SESSION = "demo-5f0c2b1e"
+FILES = {
+    "src/overlay.py": "def apply_overlay(page, layer):\n    return merge(page, layer)\n\n\n"
+    "def merge(page, layer):\n    return {**page, **layer}\n",
+    "src/render.py": "from src.overlay import apply_overlay\n\n\n"
+    "def render_page(page):\n    return apply_overlay(page, {'theme': 'dark'})\n",
+    "README.md": "# demo project\n",
+}
+# (agent_type, agent_id, tool, tool_input, tool_response for PostToolUse or None)
+SCRIPT: list[tuple[str | None, str | None, str, dict[str, Any], dict[str, Any] | None]] = [
+    ("hizkiah", "a11", "Read", {"file_path": "{root}/src/overlay.py"}, None),
+    ("hizkiah", "a11", "Bash", {"command": "grep -rn apply_overlay ."}, None),
+    (
+        "hizkiah",
+        "a11",
+        "Bash",
+        {"command": "graphify explain 'apply_overlay' --graph .graphify/graph.json"},
+        {"stdout": "Node: apply_overlay()\n  <-- render_page() [calls] src/render.py:L5\n"},
+    ),
+    ("hizkiah", "a11", "Read", {"file_path": "{root}/src/render.py"}, None),
+    (None, None, "Read", {"file_path": "{root}/src/render.py"}, None),
+    ("salma", "b22", "Grep", {"pattern": "render_page", "path": "{root}"}, None),
+    ("salma", "b22", "Read", {"file_path": "{root}/README.md"}, None),
+    ("salma", "b22", "Edit", {"file_path": "{root}/src/render.py"}, None),
+    ("salma", "b22", "Bash", {"command": "python -m pytest -q"}, None),
+    ("salma", "b22", "Bash", {"command": "graphify query 'who calls render_page'"}, None),
+]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--project", metavar="DIR", help="build the demo project here and keep it (must not exist)"
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.project and Path(args.project).exists():
+        print(f"mishkan demo: error: {args.project} already exists", file=sys.stderr)
+        return 2
+    if shutil.which("git") is None:
+        print("mishkan demo: error: git is not on PATH", file=sys.stderr)
+        return 2
+    if args.project:
+        return _demo(Path(args.project).resolve())
+    with tempfile.TemporaryDirectory(prefix="mishkan-demo-") as tmp:
+        return _demo(Path(tmp) / "project")
+
+
+def _git(root: Path, *argv: str) -> str:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    ident = ["-c", "user.name=demo", "-c", "user.email=demo@example.invalid"]
+    done = subprocess.run(
+        ["git", *ident, "-C", str(root), *argv], check=True, capture_output=True, text=True, env=env
+    )
+    return done.stdout.strip()
+
+
+def _build_project(root: Path) -> str:
+    for rel, text in FILES.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    _git(root, "init", "-q")
+    _git(root, "add", ".")
+    _git(root, "commit", "-q", "-m", "demo project")
+    head = _git(root, "rev-parse", "HEAD")
+    graphify = shutil.which("graphify")
+    env = {**os.environ, "GRAPHIFY_OUT": ".graphify"}
+    if graphify:
+        subprocess.run(
+            [graphify, "extract", ".", "--code-only"],
+            cwd=root,
+            env=env,
+            capture_output=True,
+            check=False,
+        )
+    graph = root / ".graphify" / "graph.json"
+    if not graph.exists():
+        graph.parent.mkdir(exist_ok=True)
+        body = {"nodes": [], "links": [], "hyperedges": [], "built_at_commit": head}
+        graph.write_text(json.dumps(body))
+        return "a minimal graph.json (graphify is not installed)"
+    return "graphify extract . --code-only"
+
+
+def _hook_input(root: Path, event: str, step: tuple[Any, ...], n: int) -> dict[str, Any]:
+    agent_type, agent_id, tool, tool_input, response = step
+    data: dict[str, Any] = {
+        "session_id": SESSION,
+        "transcript_path": f"/tmp/.claude/projects/demo/{SESSION}.jsonl",
+        "cwd": str(root),
+        "permission_mode": "default",
+    }
+    if agent_type:
+        data["agent_id"], data["agent_type"] = agent_id, agent_type
+    data["hook_event_name"] = event
+    data["tool_name"] = tool
+    data["tool_input"] = json.loads(json.dumps(tool_input).replace("{root}", str(root)))
+    if event == "PostToolUse":
+        data["tool_response"] = response or {}
+    data["tool_use_id"] = f"toolu_demo{n:04d}"
+    return data
+
+
+def _fire(command: str, root: Path, data: dict[str, Any]) -> str:
+    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "MISHKAN_GRAPHIFY_NUDGE": "advise"}
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(data).encode(),
+        capture_output=True,
+        env=env,
+        cwd=root,
+        timeout=30,
+        check=False,
+    )
+    if done.returncode != 0 or done.stderr:
+        raise RuntimeError(f"hook exited {done.returncode}: {done.stderr.decode()[:200]}")
+    return done.stdout.decode()
+
+
+def _demo(root: Path) -> int:
+    from mishkan_core.cli import main as mishkan
+
+    root.mkdir(parents=True)
+    how = _build_project(root)
+    print(f"project: {root}\ngraph:   {how}\n")
+    print("$ mishkan install --project <project> --mode advise")
+    if mishkan(["install", "--project", str(root), "--mode", "advise"]) != 0:
+        return 2
+    settings = json.loads((root / ".claude" / "settings.json").read_text())
+    commands = {
+        event: groups[-1]["hooks"][-1]["command"] for event, groups in settings["hooks"].items()
+    }
+    print(f"\nregistered: {commands['PreToolUse']}\n")
+    start = {"session_id": SESSION, "cwd": str(root), "hook_event_name": "SessionStart"}
+    _fire(commands["SessionStart"], root, {**start, "source": "startup"})
+    for n, step in enumerate(SCRIPT, 1):
+        who = step[0] or "main thread"
+        shown = step[3].get("file_path") or step[3].get("pattern") or step[3].get("command")
+        printed = _fire(commands["PreToolUse"], root, _hook_input(root, "PreToolUse", step, n))
+        _fire(commands["PostToolUse"], root, _hook_input(root, "PostToolUse", step, n))
+        context = json.loads(printed)["hookSpecificOutput"]["additionalContext"] if printed else ""
+        print(f"{n:2}. {who:11} {step[2]:5} {str(shown).replace('{root}/', '')}")
+        print(f"    -> {context or '(nothing printed)'}")
+    telemetry = root / ".mishkan" / "telemetry"
+    print(f"\n$ mishkan metrics --telemetry-dir {telemetry} --sprint demo")
+    sys.stdout.flush()
+    return mishkan(["metrics", "--telemetry-dir", str(telemetry), "--sprint", "demo"])
