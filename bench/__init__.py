@@ -1,0 +1,1 @@
+"""Cold-start benchmark of the graphify nudge hook (run `tox -e bench`)."""
