@@ -206,3 +206,67 @@ def registration_gain(
             "scenarios": float(len(diffs)),
         }
     return out
+
+
+def _median_of(rows: list[dict[str, Any]], key: str) -> float:
+    return percentile([float(r[key]) for r in rows if key in r], 50)
+
+
+def _cell(row: dict[str, Any] | None) -> str:
+    return f"{row['p95_ms']:.1f} ({row['ratio_p95']:.2f}x)" if row else "-"
+
+
+def markdown(doc: dict[str, Any]) -> str:
+    """The headline tables (bench/README.md, docs/readme/bench.md) of a --json document."""
+    results: dict[str, dict[str, dict[str, dict[str, Any]]]] = doc["results"]
+    pythons = doc["machine"]["pythons"]
+    out = [
+        "| Python | bare p50 / p95 | hook p95 ratio: median / worst (scenario)"
+        " | script-path registration p95 ratio, median | naive hook | graphify hook-guard"
+        " read / search |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for py, scen in results.items():
+        rows = list(scen.values())
+        bare = [r["bare"] for r in rows]
+        hooks = [r["hook"] for r in rows if "hook" in r]
+        scripts = [r["hook_script"] for r in rows if "hook_script" in r]
+        w = worst({py: scen})
+        worst_txt = f"{w['ratio_p95']:.2f}x ({w['scenario']})" if w else "-"
+        naive = scen.get("read_fresh/advise", {}).get("naive")
+        read = scen.get("read_fresh/advise", {}).get("graphify_read")
+        search = scen.get("grep_stale/advise", {}).get("graphify_search")
+        peer = f"{read['ratio_p95']:.2f}x / {search['ratio_p95']:.2f}x" if read and search else "-"
+        naive_txt = f"{naive['ratio_p95']:.2f}x" if naive else "-"
+        out.append(
+            f"| {pythons.get(py, {}).get('version', py)}"
+            f" | {_median_of(bare, 'p50_ms'):.1f} / {_median_of(bare, 'p95_ms'):.1f} ms"
+            f" | {_median_of(hooks, 'ratio_p95'):.2f}x / {worst_txt}"
+            f" | {_median_of(scripts, 'ratio_p95'):.2f}x | {naive_txt} | {peer} |"
+        )
+    pys = list(results)
+    out += ["", "Hook p95 in ms (ratio to the bare interpreter's p95 in the same run):", ""]
+    out.append("| scenario | " + " | ".join(pys) + " |")
+    out.append("| --- |" + " --- |" * len(pys))
+    keys: list[str] = []
+    for scen in results.values():
+        keys += [k for k in scen if k not in keys]
+    for key in keys:
+        cells = [_cell(results[py].get(key, {}).get("hook")) for py in pys]
+        out.append(f"| {key} | " + " | ".join(cells) + " |")
+    peers = [
+        ("naive", "read_fresh/advise"),
+        ("naive", "grep_stale/advise"),
+        ("naive", "graph_50mb/advise"),
+        ("graphify_read", "read_fresh/advise"),
+        ("graphify_search", "grep_stale/advise"),
+        ("graphify_search", "bash_trigger/advise"),
+    ]
+    out += ["", "Peers, p95 in ms (ratio to the bare interpreter):", ""]
+    out.append("| peer | scenario | " + " | ".join(pys) + " |")
+    out.append("| --- | --- |" + " --- |" * len(pys))
+    for arm, key in peers:
+        cells = [_cell(results[py].get(key, {}).get(arm)) for py in pys]
+        if any(c != "-" for c in cells):
+            out.append(f"| {arm} | {key} | " + " | ".join(cells) + " |")
+    return "\n".join(out) + "\n"

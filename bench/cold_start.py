@@ -315,52 +315,6 @@ def select(scenarios: list[sc.Scenario], spec: str) -> list[sc.Scenario]:
     return out
 
 
-def markdown(doc: dict[str, Any]) -> str:
-    """The headline tables for bench/README.md and docs/readme/bench.md."""
-    results: dict[str, dict[str, dict[str, dict[str, Any]]]] = doc["results"]
-    pys = list(results)
-    lines = [
-        "| Python | bare p50 / p95 (ms) | hook worst p95 ratio (scenario) | hook p95 ratio, median"
-        " of scenarios | script-path registration, median p95 cost | naive hook p95 ratio"
-        " | graphify hook-guard read / search p95 ratio |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
-    ]
-    gains = _stats.registration_gain(results)
-    for py in pys:
-        scen = results[py]
-        bare50 = _stats.percentile([a["bare"]["p50_ms"] for a in scen.values()], 50)
-        bare95 = _stats.percentile([a["bare"]["p95_ms"] for a in scen.values()], 50)
-        w = _stats.worst({py: scen})
-        med = _stats.percentile([a["hook"]["ratio_p95"] for a in scen.values() if "hook" in a], 50)
-        naive = scen.get("read_fresh/advise", {}).get("naive", {}).get("ratio_p95")
-        rd = scen.get("read_fresh/advise", {}).get("graphify_read", {}).get("ratio_p95")
-        sr = scen.get("grep_stale/advise", {}).get("graphify_search", {}).get("ratio_p95")
-        g = gains.get(py, {})
-        peer = f"{rd:.2f} / {sr:.2f}" if rd is not None and sr is not None else "n/a (needs 3.10+)"
-        lines.append(
-            f"| {doc['machine']['pythons'][py]['version']} | {bare50:.1f} / {bare95:.1f}"
-            f" | {w['ratio_p95']:.2f} ({w['scenario']})"
-            if w
-            else "| - "
-        )
-        lines[-1] += (
-            f" | {med:.2f} | +{g.get('median_p95_saving_ms', 0):.1f} ms | {naive:.2f} | {peer} |"
-            if naive is not None
-            else f" | {med:.2f} | +{g.get('median_p95_saving_ms', 0):.1f} ms | - | {peer} |"
-        )
-    lines += ["", "Hook p95 in ms (ratio to the bare interpreter's p95), per scenario:", ""]
-    lines.append("| scenario | " + " | ".join(pys) + " |")
-    lines.append("| --- |" + " --- |" * len(pys))
-    keys = list(results[pys[0]]) if pys else []
-    for key in keys:
-        cells = []
-        for py in pys:
-            row = results[py].get(key, {}).get("hook")
-            cells.append(f"{row['p95_ms']:.1f} ({row['ratio_p95']:.2f})" if row else "-")
-        lines.append(f"| {key} | " + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
-
-
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="bench/cold_start.py",
@@ -515,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
         tmp.write_text(json.dumps(doc, indent=1) + "\n")
         tmp.replace(args.json)
     if args.markdown:
-        Path(args.markdown).write_text(markdown(doc))
+        Path(args.markdown).write_text(_stats.markdown(doc))
     if args.check:
         bad = _stats.check(results, args.max_ms, args.max_ratio)
         for line in bad:
