@@ -413,3 +413,20 @@ def test_usage_errors() -> None:
     assert cold_start.main(["--hook", "/nonexistent/graphify_nudge.py"]) == 2
     assert cold_start.main(["--python", "/nonexistent/python", "--no-peers"]) == 2
     assert cold_start.main(["--calls", "0"]) == 2
+
+
+def test_markdown_tables() -> None:
+    res = _results(11.0)
+    res["3.11"]["read_fresh/advise"]["naive"] = {"p95_ms": 40.0, "ratio_p95": 4.0}
+    res["3.11"]["read_fresh/advise"]["graphify_read"] = {"p95_ms": 90.0, "ratio_p95": 9.0}
+    res["3.11"]["grep_stale/advise"] = {
+        "bare": res["3.11"]["read_fresh/advise"]["bare"],
+        "hook": res["3.11"]["read_fresh/advise"]["hook"],
+        "graphify_search": {"p95_ms": 80.0, "ratio_p95": 8.0},
+    }
+    machine = {"pythons": {"3.11": {"version": "3.11.7", "path": "/x"}}}
+    text = _stats.markdown(_stats.document(machine, {}, res, {}, {}))
+    assert "| 3.11.7 | 10.0 / 10.0 ms | 1.10x / 1.10x (read_fresh/advise) | 1.60x | 4.00x" in text
+    assert "9.00x / 8.00x |" in text
+    assert "| read_fresh/advise | 11.0 (1.10x) |" in text
+    assert "| graphify_search | grep_stale/advise | 80.0 (8.00x) |" in text
