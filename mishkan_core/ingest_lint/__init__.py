@@ -1,0 +1,13 @@
+"""``mishkan ingest-lint``: the CI gate that keeps AST-shaped content out of Cognee work.
+
+An ingest artifact (front matter ``mishkan: ingest``) must be curated prose:
+decisions, rationale, reports, learnings. Graph dumps, parse trees, symbol
+tables, call listings and bulk source belong in the code graph, which
+rebuilds them on every commit. See docs/readme/ingest_lint.md.
+"""
+
+from __future__ import annotations
+
+from mishkan_core.ingest_lint._cli import add_arguments, run
+
+__all__ = ["add_arguments", "run"]

@@ -1,0 +1,95 @@
+"""``mishkan ingest-lint``: arguments, the run over all paths, the exit code."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from mishkan_core.ingest_lint import _reader
+from mishkan_core.ingest_lint._engine import all_rules, lint_file
+from mishkan_core.ingest_lint._formats import FORMATS, Report, render
+from mishkan_core.ingest_lint._model import Finding
+from mishkan_core.ingest_lint._paths import iter_files
+
+EXIT_CLEAN = 0
+EXIT_REJECTED = 1
+EXIT_ERROR = 2
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {value!r}") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {value!r}")
+    return number
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="PATH",
+        help="files or directories; directories are walked for .md/.markdown/.mdx/.txt files",
+    )
+    parser.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        dest="include_all",
+        help="lint every file given or found, not only those whose front matter has "
+        "'mishkan: ingest'",
+    )
+    parser.add_argument(
+        "--max-bytes",
+        type=_positive_int,
+        default=_reader.DEFAULT_MAX_BYTES,
+        metavar="N",
+        help="files larger than this are reported, not read "
+        f"(default: {_reader.DEFAULT_MAX_BYTES})",
+    )
+    parser.add_argument(
+        "-o", "--output", metavar="FILE", help="write the report to FILE, not stdout"
+    )
+    parser.add_argument("--list-rules", action="store_true", help="print the rule codes and exit")
+
+
+def run(args: argparse.Namespace) -> int:
+    if args.list_rules:
+        for rule in all_rules():
+            sys.stdout.write(f"{rule.code}  {rule.name:<24} {rule.family:<13} {rule.summary}\n")
+        return EXIT_CLEAN
+    if not args.paths:
+        sys.stderr.write("mishkan ingest-lint: error: no PATH given\n")
+        return EXIT_ERROR
+    findings: list[Finding] = []
+    files = artifacts = 0
+    for path, error in iter_files(list(args.paths)):
+        if error is not None:
+            findings.append(error)
+            continue
+        files += 1
+        result = lint_file(path, include_all=args.include_all, max_bytes=args.max_bytes)
+        artifacts += result.artifact or (args.include_all and not result.errored)
+        findings.extend(result.findings)
+    report = Report(findings, all_rules(), files, artifacts)
+    out, err = render(report, args.format)
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(out)
+        except OSError as exc:
+            sys.stderr.write(
+                f"mishkan ingest-lint: error: cannot write {args.output}: {exc.strerror}\n"
+            )
+            return EXIT_ERROR
+    else:
+        sys.stdout.write(out)
+    if err:
+        sys.stderr.write(err)
+    if report.errors:
+        return EXIT_ERROR
+    return EXIT_REJECTED if report.active else EXIT_CLEAN

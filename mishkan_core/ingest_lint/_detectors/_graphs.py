@@ -1,0 +1,147 @@
+"""Node/edge structure in a parsed JSON or YAML value (shared by IL101 and IL102)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from mishkan_core.ingest_lint._structure import Records
+
+# key pairs that make a record an edge
+EDGE_KEYS = (
+    ("source", "target"),
+    ("from", "to"),
+    ("src", "dst"),
+    ("source_id", "target_id"),
+    ("sourceId", "targetId"),
+    ("from_id", "to_id"),
+    ("start_id", "end_id"),
+    ("startNode", "endNode"),
+    ("outV", "inV"),
+    ("outV", "inVs"),
+    ("caller", "callee"),
+    ("head", "tail"),
+    ("start", "end"),
+)
+NODE_LISTS = ("nodes", "vertices", "node", "vertex")
+EDGE_LISTS = ("edges", "links", "relationships", "relations", "arcs", "edge", "link")
+ID_KEYS = ("id", "_id", "uid", "uuid", "node_id", "nodeId", "key")
+_LOCATION_KEYS = ("source_file", "file", "path", "uri", "filename", "file_path", "filepath")
+
+
+@dataclass
+class GraphStats:
+    nodes: int = 0
+    edges: int = 0
+    references: int = 0
+    container: bool = False
+
+    @property
+    def size(self) -> int:
+        """Graph evidence: edges, id references, and nodes when inside a graph container."""
+        return self.edges + self.references + (self.nodes if self.container else 0)
+
+
+def _endpoint(value: Any, key: str) -> bool:
+    if isinstance(value, str):
+        # an identifier, not a date or a number range ("2024-01-01", "1.2")
+        return (
+            0 < len(value) <= 200
+            and "\n" not in value
+            and " " not in value
+            and any(ch.isalpha() for ch in value)
+        )
+    if isinstance(value, list):
+        return key == "inVs" and bool(value) and all(isinstance(v, (int, str)) for v in value)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return key not in ("start", "end", "from", "to")  # numeric from/to/start/end are ranges
+    if isinstance(value, dict):
+        return any(k in value for k in ID_KEYS)
+    return False
+
+
+def _is_edge(record: dict[str, Any]) -> bool:
+    for a, b in EDGE_KEYS:
+        if a in record and b in record and _endpoint(record[a], a) and _endpoint(record[b], b):
+            return True
+    return False
+
+
+def graph_stats(found: Records) -> GraphStats:
+    stats = GraphStats()
+    ids: set[str] = set()
+    records: list[dict[str, Any]] = []
+    for record, _parent in found:
+        records.append(record)
+        keys = record.keys()
+        if any(k in keys for k in NODE_LISTS) and any(k in keys for k in EDGE_LISTS):
+            stats.container = True
+        if _is_edge(record):
+            stats.edges += 1
+            continue
+        ident = next((record[k] for k in ID_KEYS if k in record), None)
+        if isinstance(ident, (str, int)) and not isinstance(ident, bool):
+            if isinstance(ident, str):
+                ids.add(ident)
+            if stats.container or any(k in keys for k in _LOCATION_KEYS) or len(keys) >= 2:
+                stats.nodes += 1
+    if stats.edges >= 10 or stats.container:
+        return stats  # a graph already: the reference counts would only add detail
+    stats.references += _nested_references(found)
+    if len(ids) >= 5 and stats.edges + stats.references < 10 and not stats.container:
+        # references by id from one record to another (code-graph DataPoints, adjacency maps)
+        for record in records:
+            own = next((record[k] for k in ID_KEYS if k in record), None)
+            for key, item in record.items():
+                if key in ID_KEYS:
+                    continue
+                values = item if isinstance(item, list) else [item]
+                for entry in values:
+                    if isinstance(entry, str) and entry != own and entry in ids:
+                        stats.references += 1
+    return stats
+
+
+def _ident(record: dict[str, Any] | None) -> Any:
+    if record is None:
+        return None
+    value = next((record[k] for k in ID_KEYS if k in record), None)
+    return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
+
+
+_CODE_ENTITY = re.compile(
+    r"file|module|class|function|method|package|symbol|interface|struct|variable|import|call|namespace",
+    re.IGNORECASE,
+)
+
+
+def _code_entity(record: dict[str, Any]) -> bool:
+    if any(k in record for k in _LOCATION_KEYS):
+        return True
+    kind = record.get("type", record.get("kind"))
+    return isinstance(kind, str) and bool(_CODE_ENTITY.search(kind))
+
+
+def _nested_references(found: Records) -> int:
+    """Code entities with an id held inside another record with an id: embedded edges,
+    the way code-graph DataPoints nest the points they link to. (Nested ids in an
+    API example are not code entities and do not count.)"""
+    return sum(
+        1
+        for record, parent in found
+        if _ident(record) is not None and _ident(parent) is not None and _code_entity(record)
+    )
+
+
+def describe(stats: GraphStats) -> str:
+    parts = []
+    if stats.nodes:
+        parts.append(f"{stats.nodes} nodes")
+    if stats.edges:
+        parts.append(f"{stats.edges} edges")
+    if stats.references:
+        parts.append(f"{stats.references} id references between records")
+    return ", ".join(parts) if parts else "no graph"

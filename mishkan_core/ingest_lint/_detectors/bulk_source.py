@@ -1,0 +1,69 @@
+"""IL502: documents that are mostly source code, fenced or not."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import excerpt
+from mishkan_core.ingest_lint._model import BULK_SOURCE, Block, Document, Hit
+from mishkan_core.ingest_lint._shape import (
+    CODE_LANGS,
+    DATA_LANGS,
+    code_line_count,
+    is_code_line,
+    sample_share,
+)
+
+MIN_CODE_LINES = 40
+MIN_SHARE = 0.6
+
+
+@register("IL502", "bulk-source", BULK_SOURCE, "mostly source code (a pasted file or files)")
+def check(doc: Document) -> Iterator[Hit]:
+    blocks = doc.unclaimed()
+    content = sum(block.nonblank for block in blocks)
+    if content < MIN_CODE_LINES:
+        return
+    estimate = 0.0
+    for block in blocks:
+        if block.fenced and (block.lang in CODE_LANGS or block.lang in DATA_LANGS):
+            estimate += block.nonblank
+        elif sum(block.count(ch) for ch in "(={};:") >= 0.5 * block.nonblank:
+            estimate += sample_share(block, is_code_line) * block.nonblank
+    if estimate < 0.4 * content:
+        return
+    budget = (1 - MIN_SHARE) * content  # more prose lines than this and the answer is no
+    counts: list[tuple[int, Block]] = []
+    prose = 0.0
+    for block in sorted(blocks, key=lambda b: not (b.fenced and b.lang)):
+        count = code_line_count(block, budget - prose)
+        prose += block.nonblank - count
+        if prose > budget:
+            return
+        counts.append((count, block))
+    counts.sort(key=lambda item: item[1].index)
+    code = sum(count for count, _ in counts)
+    if code < MIN_CODE_LINES or code < MIN_SHARE * content:
+        return
+    coded = [(count, block) for count, block in counts if count]
+    largest_count, largest = max(coded, key=lambda item: item[0])
+    first = coded[0][1]
+    last = coded[-1][1]
+    evidence = next(
+        (line for line in largest.lines if is_code_line(line)),
+        next((line for line in largest.lines if line.strip()), ""),
+    )
+    kind = (
+        f"fenced {largest.lang} block"
+        if largest.fenced and largest.lang
+        else ("fenced block" if largest.fenced else "unfenced run")
+    )
+    yield Hit(
+        first.start,
+        last.end,
+        f"bulk source: {code} of {content} content lines are code ({code / content:.0%}); "
+        f"largest: {kind} at lines {largest.start}-{largest.end} ({largest_count} code lines)",
+        excerpt(evidence),
+        tuple(block.index for _, block in coded),
+    )

@@ -1,0 +1,79 @@
+"""IL401: runs of ``a.b -> c.d`` call or dependency edges."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import Measure, scan
+from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
+from mishkan_core.ingest_lint._shape import count_lines, matching_lines, sample_share
+
+# arrows between endpoints: ->, -->, =>, →, <-, <--, --label-->, -[label]->
+_ARROW = re.compile(
+    r"\s*(?:--[\w.:-]+-->|-\[[^\]\s]*\]->|<-\[[^\]\s]*\]-|-{1,2}>|<-{1,2}|={1,2}>|\u2192|\u27f6|\u21d2)\s*"
+)
+MAX_LINE = 400  # an edge is short; longer lines are not examined
+# the common case, "a.b.c -> d.e.f" with code-shaped endpoints, matched in C
+_QUALIFIED = r"[\w$]+(?:[.:/#][\w$]+)+(?:\(\))?"
+_SIMPLE_EDGE = re.compile(rf"^[ \t]*{_QUALIFIED}[ \t]*->[ \t]*{_QUALIFIED}[ \t]*$", re.MULTILINE)
+_ARROW_HINT = re.compile(r"->|=>|<-|\u2192|\u27f6|\u21d2")
+_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?")
+# trailing annotations an edge line may carry: [calls], (file.py:12), ;, {attrs}, # comment
+_ANNOTATION = re.compile(r"(?:\s*(?:\[[^\]]*\]|\([^)]*\)|\{[^}]*\}|;|,|#.*|//.*))+\s*$")
+_ENDPOINT = re.compile(r"^[`\"']?[\w$@~./:#<>\[\]-]*[\w$)>\]](?:\(\))?[`\"']?(?:\(\))?$")
+_CODEY = re.compile(r"[._/:#]|\(\)|[a-z][A-Z]")
+
+
+def edge_line(line: str) -> bool:
+    """Is the line an edge: endpoints that are single code-shaped tokens around arrows?"""
+    if "->" not in line and "=>" not in line and "<-" not in line and "\u2192" not in line:
+        return False
+    stripped = line.strip()
+    if (
+        not stripped
+        or len(stripped) > MAX_LINE
+        or stripped.startswith(("#", "<!--", "|"))
+        or (stripped.endswith("-->") and "<!--" in line)
+    ):
+        return False
+    body = _BULLET.sub("", line, count=1)
+    parts = _ARROW.split(body)
+    if len(parts) < 2:
+        return False
+    parts[-1] = _ANNOTATION.sub("", parts[-1])
+    if parts[0].strip() == "" and len(parts) == 2:
+        parts = parts[1:]  # "-> dep" under a module heading
+    codey = 0
+    for part in parts:
+        token = part.strip()
+        if not token or not _ENDPOINT.match(token):
+            return False
+        codey += bool(_CODEY.search(token))
+    return codey >= 1
+
+
+def _measure(block: Block) -> Measure | None:
+    if (
+        block.count(">") + block.count("<") < max(3, 0.2 * block.nonblank)
+        and "\u2192" not in block.text
+    ):
+        return None
+    arrows = block.count("->") + block.count("=>") + block.count("<-") + block.count("\u2192")
+    if arrows < max(3, 0.2 * block.nonblank):
+        return None
+    if sample_share(block, edge_line) < 0.2:
+        return None
+    simple, first = count_lines(block, _SIMPLE_EDGE)
+    if simple >= 0.9 * block.nonblank:  # a plain edge list: no need to look line by line
+        return Measure(simple, first)
+    hits = [i for i in matching_lines(block, _ARROW_HINT) if edge_line(block.lines[i])]
+    return Measure(len(hits), hits)
+
+
+@register("IL401", "call-edges", CALL_GRAPH, "run of call or dependency edges (a -> b)")
+def check(doc: Document) -> Iterator[Hit]:
+    yield from scan(
+        doc, _measure, 15, 0.35, what="call graph", noun="edge lines between code symbols"
+    )

@@ -1,0 +1,50 @@
+"""IL501: large code diffs (unified diffs or patches of source files)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import block_hit, first_line
+from mishkan_core.ingest_lint._model import BULK_SOURCE, Document, Hit
+from mishkan_core.ingest_lint._shape import is_code_line
+
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
+_FILE_HEADER = re.compile(r"^\+\+\+ ", re.MULTILINE)
+MIN_CHANGED = 60
+
+
+@register("IL501", "code-diff", BULK_SOURCE, "large code diff")
+def check(doc: Document) -> Iterator[Hit]:
+    for block in doc.unclaimed():
+        text = block.text
+        if block.nonblank < MIN_CHANGED:
+            continue
+        if block.count("@") < 2 and block.lang not in ("diff", "patch"):
+            continue
+        if "@@" not in text and block.lang not in ("diff", "patch"):
+            continue
+        hunks = len(_HUNK.findall(text))
+        if not hunks and block.lang not in ("diff", "patch"):
+            continue
+        changed = [
+            i
+            for i, line in enumerate(block.lines)
+            if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
+        ]
+        if len(changed) < MIN_CHANGED:
+            continue
+        code = sum(1 for i in changed if is_code_line(block.lines[i][1:]))
+        if code < 0.4 * len(changed):
+            continue
+        if doc.share(block.nonblank) < 0.4 and len(changed) < 150:
+            continue
+        files = len(_FILE_HEADER.findall(text)) or 1
+        yield block_hit(
+            block,
+            f"bulk source: code diff with {len(changed)} changed lines in {hunks} hunks "
+            f"across {files} file(s)",
+            first_line(block, changed),
+            doc,
+        )

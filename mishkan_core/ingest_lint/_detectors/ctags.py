@@ -1,0 +1,43 @@
+"""IL301: tags files: ctags (tab-separated and ``-x`` cross-reference) and etags."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import Measure, scan
+from mishkan_core.ingest_lint._model import SYMBOL_TABLE, Block, Document, Hit
+from mishkan_core.ingest_lint._shape import block_sample, count_lines, sample_share
+
+# name<TAB>file<TAB>address[;"<TAB>fields...]  (address: /^pattern$/, ?pattern? or a line number)
+_TAGS = re.compile(
+    r'^(?:[^\t\n]+\t[^\t\n]+\t(?:/\^?.*?\$?/|\?.*?\?|\d+)(?:;"(?:\t.*)?)?[ \t]*$|!_TAG_\w+\t)',
+    re.MULTILINE,
+)
+# ctags -x / global -x: name kind line file source-text (kind may be absent)
+_XREF = re.compile(
+    r"^[^ \t\n]+[ \t]+(?:[A-Za-z][\w ]{0,24}?[ \t]+)?\d+[ \t]+[^ \t\n]+\.\w{1,8}[ \t]+\S",
+    re.MULTILINE,
+)
+# etags: "text<DEL>name<SOH>line,offset" lines, "file,size" heads and form feeds
+_ETAG = re.compile(
+    r"\x7f(?:[^\x01\n]*\x01)?\d+,\d+[ \t]*$|^[^ \t\n]+,\d+[ \t]*$|^\x0c[ \t]*$", re.M
+)
+
+
+def _measure(block: Block) -> Measure | None:
+    if block.count("\x7f") and sample_share(block, _ETAG.search) >= 0.3:
+        return Measure(*count_lines(block, _ETAG), "etags")
+    if block.count("\t") >= 8 and sample_share(block, _TAGS.match) >= 0.3:
+        return Measure(*count_lines(block, _TAGS), "ctags")
+    picked = block_sample(block)
+    aligned = sum(1 for line in picked if "  " in line.strip()) >= 0.5 * len(picked)
+    if aligned and sample_share(block, _XREF.match) >= 0.3:
+        return Measure(*count_lines(block, _XREF), "ctags -x")
+    return None
+
+
+@register("IL301", "tags-file", SYMBOL_TABLE, "ctags/etags symbol table")
+def check(doc: Document) -> Iterator[Hit]:
+    yield from scan(doc, _measure, 15, 0.6, what="symbol table", noun="tag entries")

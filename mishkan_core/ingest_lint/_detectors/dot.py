@@ -1,0 +1,40 @@
+"""IL104: DOT digraphs of calls or imports."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import Measure, scan
+from mishkan_core.ingest_lint._model import GRAPH_DUMP, Block, Document, Hit
+from mishkan_core.ingest_lint._shape import count_lines, sample_share
+
+_HEADER = re.compile(
+    r"^[ \t]*(?:strict[ \t]+)?(?:di)?graph\b[^{\n]*\{", re.IGNORECASE | re.MULTILINE
+)
+_ID = r'(?:"(?:[^"\\\n]|\\.)*"|[\w.$:]+)'
+_EDGE = re.compile(
+    rf"^[ \t]*{_ID}(?:[ \t]*(?:->|--)[ \t]*{_ID})+[ \t]*(?:\[.*\])?[ \t]*;?[ \t]*$", re.M
+)
+_NODE = re.compile(rf"^[ \t]*{_ID}[ \t]*\[.*\][ \t]*;?[ \t]*$", re.M)
+
+
+def _measure(block: Block) -> Measure | None:
+    if block.count(">") < 10 and (block.count("-") < 20 or block.count(" -- ") < 10):
+        return None
+    text = block.text
+    if "graph" not in text and "Graph" not in text and "GRAPH" not in text:
+        return None
+    if not _HEADER.search(text) or sample_share(block, _EDGE.match) < 0.2:
+        return None
+    edges, first = count_lines(block, _EDGE)
+    nodes = len(_NODE.findall(block.text))
+    if edges < 10:
+        return None
+    return Measure(edges + nodes, first, f"{edges} edges, {nodes} node statements")
+
+
+@register("IL104", "dot-graph", GRAPH_DUMP, "DOT graph of calls or imports")
+def check(doc: Document) -> Iterator[Hit]:
+    yield from scan(doc, _measure, 15, 0.5, what="graph dump", noun="DOT statements")

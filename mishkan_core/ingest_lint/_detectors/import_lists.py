@@ -1,0 +1,156 @@
+"""IL402: import or dependency lists per module (text, YAML or JSON), dependency
+trees, and runs of import statements."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import Measure, key_lines, scan
+from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
+from mishkan_core.ingest_lint._shape import block_sample, count_lines
+from mishkan_core.ingest_lint._structure import load_data
+
+_MODULE = re.compile(r"^[@~.]{0,2}[\w$][\w$.\-/@:]*$")
+_HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*:?[ \t]*$")
+_ITEM = re.compile(
+    r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*,?[ \t]*$"
+)
+_IMPORT = re.compile(
+    r"^[ \t]*(?:import[ \t]+[\w.{*]|from[ \t]+[\w.]+[ \t]+import[ \t]|#[ \t]*include[ \t]*[<\"]"
+    r"|using[ \t]+[\w.]+[ \t]*;|use[ \t]+[\w:]+|require[ \t]*\("
+    r"|(?:const|let|var)[ \t]+[\w{},][\w{}, \t]*=[ \t]*require[ \t]*\(|@import[ \t])",
+    re.MULTILINE,
+)
+# npm ls / cargo tree / mvn dependency:tree / pipdeptree: tree-drawn items with versions
+_DEP_TREE = re.compile(
+    r"^[ \t│|`\\+]*(?:[├└`+\\|]-{1,2}|[├└]──|\[INFO\][ \t]+[|+\\ ]*[+\\]-)[ \t]*"
+    r"[@\w.:/-]+(?:@|[ \t]v?|:)\d[\w.\-+]*",
+    re.MULTILINE,
+)
+# keys of an adjacency list: module -> its imports / dependencies / callers
+# fmt: off
+DEPENDENCY_KEYS = frozenset((
+    "imports", "imported_by", "importedby", "deps", "dependencies", "dependents", "requires",
+    "required_by", "uses", "used_by", "calls", "callees", "callers", "references", "edges",
+))
+# fmt: on
+NAME_KEYS = ("importpath", "source", "name", "module", "path", "file", "id", "resolved", "package")
+
+
+def _module_like(value: Any) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 160 and bool(_MODULE.match(value))
+
+
+def _entry_name(entry: Any) -> bool:
+    if _module_like(entry):
+        return True
+    if isinstance(entry, dict):
+        return any(_module_like(v) for k, v in entry.items() if k.lower() in NAME_KEYS)
+    return False
+
+
+def dependency_lists(value: Any) -> tuple[int, int]:
+    """(modules, dependencies) in an adjacency list: a mapping of module -> [modules]
+    (or -> {imports: [...]}), or a list of records naming a module and listing its
+    dependencies."""
+    modules = deps = 0
+    items: list[tuple[Any, Any]] = []
+    if isinstance(value, dict):
+        items = [(key, item) for key, item in value.items() if _module_like(key)]
+    elif isinstance(value, list):
+        for record in value:
+            if isinstance(record, dict):
+                name = next(
+                    (v for k, v in record.items() if k.lower() in NAME_KEYS and _module_like(v)),
+                    None,
+                )
+                if name is not None:
+                    items.append((name, {k: v for k, v in record.items() if isinstance(v, list)}))
+    for _key, item in items:
+        lists: list[Any] = [item] if isinstance(item, list) else []
+        if isinstance(item, dict):
+            lists = [
+                v for k, v in item.items() if isinstance(v, list) and (k.lower() in DEPENDENCY_KEYS)
+            ]
+            if not lists and len(item) == 1:
+                lists = [v for v in item.values() if isinstance(v, list)]
+        found = 0
+        for entries in lists:
+            if entries and all(_entry_name(entry) for entry in entries):
+                found += len(entries)
+        if found or item is None or (isinstance(item, (list, dict)) and not item):
+            modules += 1
+            deps += found
+    return modules, deps
+
+
+def _grouped_text(block: Block) -> tuple[int, int, list[int]]:
+    """(groups, items, item lines) for "module\\n  -> dep\\n  -> dep" text listings."""
+    groups = items = 0
+    lines: list[int] = []
+    in_group = False
+    for i, line in enumerate(block.lines):
+        if not line.strip():
+            continue
+        if line[0] not in " \t":
+            in_group = bool(_HEADER.match(line.strip())) and not line.lstrip().startswith("#")
+            groups += in_group
+            continue
+        if in_group and _ITEM.match(line):
+            items += 1
+            lines.append(i)
+    return groups, items, lines
+
+
+def _measure_data(block: Block) -> Measure | None:
+    if block.nonblank < 5:
+        return None
+    json_like = block.count('"') >= 20 and block.count("{") + block.count("[") >= 2
+    if not json_like and block.count(":") < 0.5 * block.nonblank:
+        return None
+    modules, deps = dependency_lists(load_data(block))
+    if modules < 3:
+        return None
+    return Measure(deps, key_lines(block), f"{modules} modules")
+
+
+_IMPORT_WORDS = ("import", "from", "use", "require", "include", "using", "const", "let", "var")
+
+
+def _measure_text(block: Block) -> Measure | None:
+    if block.nonblank < 5:
+        return None
+    picked = block_sample(block)
+    items = trees = imports = 0
+    for line in picked:  # one pass over the sample for the three text shapes
+        head = line[:1]
+        if head in " \t":
+            if _ITEM.match(line):
+                items += 1
+            elif _DEP_TREE.match(line):
+                trees += 1
+        elif head in "\u251c\u2514|`+\\[" and _DEP_TREE.match(line):
+            trees += 1
+        elif line.lstrip("#@ \t").startswith(_IMPORT_WORDS) and _IMPORT.match(line):
+            imports += 1
+    size = len(picked)
+    if items >= 0.3 * size:
+        groups, found, item_lines = _grouped_text(block)
+        if groups >= 3:
+            return Measure(found + groups, item_lines, f"{found} entries under {groups} modules")
+    if trees >= 0.3 * size:
+        return Measure(*count_lines(block, _DEP_TREE), "a dependency tree")
+    if imports >= 0.4 * size:
+        return Measure(*count_lines(block, _IMPORT), "import statements")
+    return None
+
+
+@register("IL402", "import-lists", CALL_GRAPH, "import or dependency lists per module")
+def check(doc: Document) -> Iterator[Hit]:
+    yield from scan(
+        doc, _measure_data, 25, 0.0, what="call graph", noun="dependency entries", records=True
+    )
+    yield from scan(doc, _measure_text, 25, 0.6, what="call graph", noun="dependency lines")

@@ -1,0 +1,61 @@
+"""IL201: tree-sitter style S-expression parse trees."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import Measure, scan
+from mishkan_core.ingest_lint._model import PARSE_TREE, Block, Document, Hit
+from mishkan_core.ingest_lint._shape import count_lines, sample_share
+
+_POS = r"(?:[ \t]*\[\d+,[ \t]*\d+\][ \t]*-[ \t]*\[\d+,[ \t]*\d+\])"
+# A line made only of "(node_type [r, c] - [r, c]" openers, optional "field:"
+# labels and closing parens: the printed shape of a syntax tree. Source code in
+# a Lisp always has something else on the line (symbols, literals, arguments).
+_TREE_LINE = re.compile(
+    rf"^[ \t]*(?:(?:[A-Za-z_]\w*:[ \t]*)?\((?:[A-Za-z_]\w*|\"[^\"\n]*\"){_POS}?\)*[ \t]*)+$",
+    re.MULTILINE,
+)
+_OPENER = re.compile(r"\(([a-z_][a-z0-9_]*)\b")
+_FIELD = re.compile(r"\b[a-z_]+:[ \t]*\(")
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for char in text:
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return True
+
+
+def _measure(block: Block) -> Measure | None:
+    if block.count("(") < 15:
+        return None
+    text = block.text
+    positions = block.count("] - [") if block.count("[") >= 6 else 0
+    fields = block.count(": (") if block.count(":") >= 3 else 0
+    if positions < 3 and fields < 3:
+        return None
+    if sample_share(block, _TREE_LINE.match) >= 0.3:
+        count, first = count_lines(block, _TREE_LINE)
+        if count >= 15:
+            kinds = len(set(_OPENER.findall(text)))
+            return Measure(count, first, f"{kinds} node types")
+    # the one-line form: "(module (function_definition name: (identifier) ...))"
+    if fields >= 15 and text.count("(") >= 40 and _balanced(text):
+        dense = [i for i, line in enumerate(block.lines) if line.count("(") >= 5]
+        if sum(block.lines[i].count("(") for i in dense) >= 0.8 * text.count("("):
+            nodes = len(_OPENER.findall(text))
+            return Measure(max(len(dense), nodes // 3), dense, f"one-line form, {nodes} nodes")
+    return None
+
+
+@register("IL201", "sexp-parse-tree", PARSE_TREE, "S-expression parse tree (tree-sitter)")
+def check(doc: Document) -> Iterator[Hit]:
+    yield from scan(doc, _measure, 15, 0.6, what="parse tree", noun="S-expression node lines")

@@ -1,0 +1,92 @@
+"""Segment an artifact's body into blocks: fenced code blocks and the runs between them."""
+
+from __future__ import annotations
+
+import re
+
+from mishkan_core.ingest_lint._model import Block, Document
+
+# every line that could open or close a fence (CommonMark: up to 3 spaces of indent)
+_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$")
+
+
+def build(path: str, lines: list[str], body_start: int) -> Document:
+    """Build a ``Document``; ``body_start`` is the 0-based index of the first body line.
+
+    Fences are found with ``str.find`` on the joined body, not line by line, and
+    each block's text is a slice of that body, so segmenting costs a few C scans.
+    """
+    blocks: list[Block] = []
+    body = "\n".join(lines[body_start:])
+    # (line index, offset of the line in body, fence run, rest of line)
+    fences: list[tuple[int, int, str, str]] = []
+    starts: set[int] = set()
+    for marker in ("```", "~~~"):
+        at = body.find(marker)
+        while at >= 0:
+            starts.add(body.rfind("\n", 0, at) + 1)
+            newline = body.find("\n", at)
+            at = body.find(marker, newline + 1) if newline >= 0 else -1
+    line = 0
+    pos = 0
+    for start in sorted(starts):
+        line += body.count("\n", pos, start)
+        pos = start
+        match = _FENCE_LINE.match(lines[body_start + line])
+        if match:
+            fences.append((line + body_start, start, match.group(1), match.group(2)))
+
+    def offset_after(start: int) -> int:
+        """Offset of the line after the one starting at ``start``."""
+        newline = body.find("\n", start)
+        return len(body) + 1 if newline < 0 else newline + 1
+
+    def add(
+        first: int,
+        stop: int,
+        span: tuple[int, int],
+        *,
+        fenced: bool,
+        info: str = "",
+        closed: bool = True,
+    ) -> None:
+        text = body[span[0] : max(span[0], span[1] - 1)] if stop > first else ""
+        block = Block(
+            len(blocks), first + 1, lines[first:stop], fenced, info=info, closed=closed, text=text
+        )
+        if fenced or block.nonblank:  # not only blank lines between two fences
+            blocks.append(block)
+
+    run_line, run_offset = body_start, 0
+    k = 0
+    while k < len(fences):
+        index, offset, fence, info = fences[k]
+        k += 1
+        if fence[0] == "`" and "`" in info:  # inline code at the start of a line, not a fence
+            continue
+        close, close_offset = len(lines), len(body) + 1
+        while k < len(fences):
+            c_index, c_offset, c_fence, c_rest = fences[k]
+            k += 1
+            if c_fence[0] == fence[0] and len(c_fence) >= len(fence) and not c_rest.strip():
+                close, close_offset = c_index, c_offset
+                break
+        if index > run_line:
+            add(run_line, index, (run_offset, offset), fenced=False)
+        span = (offset_after(offset), close_offset)
+        add(
+            index + 1,
+            close,
+            span,
+            fenced=True,
+            info=info.strip().lower(),
+            closed=close < len(lines),
+        )
+        run_line = close + 1
+        run_offset = offset_after(close_offset) if close < len(lines) else len(body) + 1
+    if run_line < len(lines):
+        add(run_line, len(lines), (run_offset, len(body) + 1), fenced=False)
+    content = sum(block.nonblank for block in blocks)
+    return Document(
+        path=path, lines=lines, body_start=body_start + 1, blocks=blocks, content_lines=content
+    )

@@ -1,0 +1,119 @@
+"""Lint one file: read it, decide whether it is an artifact, run the detectors,
+apply suppressions. The decision is per file; the findings carry line-level
+evidence."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from mishkan_core.ingest_lint import _reader
+from mishkan_core.ingest_lint._detectors import detectors
+from mishkan_core.ingest_lint._document import build
+from mishkan_core.ingest_lint._model import INPUT, META, Finding, Rule
+
+META_RULES = (
+    Rule(
+        _reader.MALFORMED_FRONT_MATTER,
+        "malformed-front-matter",
+        META,
+        "front matter that cannot be read",
+    ),
+    Rule(
+        _reader.INVALID_SUPPRESSION,
+        "invalid-suppression",
+        META,
+        "suppression without a reason, or naming an unknown rule",
+    ),
+    Rule(_reader.UNUSED_SUPPRESSION, "unused-suppression", META, "suppression that nothing needed"),
+)
+INPUT_RULES = (
+    Rule(_reader.E_UNREADABLE, "unreadable", INPUT, "file cannot be read"),
+    Rule(_reader.E_BINARY, "binary-file", INPUT, "binary file, not text"),
+    Rule(_reader.E_ENCODING, "invalid-utf8", INPUT, "text that is not valid UTF-8"),
+    Rule(_reader.E_TOO_LARGE, "too-large", INPUT, "file over the size bound, not read"),
+    Rule(_reader.E_SYMLINK_LOOP, "symlink-loop", INPUT, "symlink loop"),
+)
+
+
+def all_rules() -> list[Rule]:
+    return [*META_RULES, *(d.rule for d in detectors()), *INPUT_RULES]
+
+
+@lru_cache(maxsize=1)
+def suppressible_codes() -> frozenset[str]:
+    return frozenset(d.rule.code for d in detectors())
+
+
+@dataclass
+class FileResult:
+    path: str
+    artifact: bool = False
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def rejected(self) -> bool:
+        return any(not f.suppressed and not f.error for f in self.findings)
+
+    @property
+    def errored(self) -> bool:
+        return any(f.error for f in self.findings)
+
+
+def lint_file(
+    path: str, *, include_all: bool = False, max_bytes: int = _reader.DEFAULT_MAX_BYTES
+) -> FileResult:
+    text, error = _reader.read_text(path, max_bytes)
+    if text is None:
+        assert error is not None
+        return FileResult(path, artifact=False, findings=[error])
+    return lint_text(path, text, include_all=include_all)
+
+
+def lint_text(path: str, text: str, *, include_all: bool = False) -> FileResult:
+    """Lint ``text`` as the content of ``path``."""
+    lines = _reader.split_lines(text)
+    fm = _reader.parse_front_matter(lines, suppressible_codes())
+    artifact = fm.is_artifact or (fm.malformed and fm.mentions_mishkan)
+    result = FileResult(path, artifact=artifact)
+    if not artifact and not include_all:
+        return result
+    for rule, line, message in fm.problems:
+        result.findings.append(Finding(path, rule, line, line, message))
+    if fm.present and fm.end_line == 0:
+        return result  # unterminated front matter: the body cannot be told apart
+    doc = build(path, lines, fm.end_line)
+    suppressions = fm.suppressions
+    for detector in detectors():
+        code = detector.rule.code
+        for hit in detector.check(doc):
+            doc.claimed.update(hit.blocks)
+            allow = next((s for s in suppressions if code in s.rules), None)
+            if allow is not None:
+                allow.used.add(code)
+            result.findings.append(
+                Finding(
+                    path,
+                    code,
+                    hit.line,
+                    hit.end_line,
+                    hit.message,
+                    hit.evidence,
+                    suppressed=allow is not None,
+                    justification=allow.reason if allow is not None else None,
+                )
+            )
+    for allow in suppressions:
+        for code in allow.rules:
+            if code not in allow.used:
+                result.findings.append(
+                    Finding(
+                        path,
+                        _reader.UNUSED_SUPPRESSION,
+                        allow.line,
+                        allow.line,
+                        f"unused suppression: {code} did not fire in this file",
+                    )
+                )
+    result.findings.sort(key=lambda f: (f.line, f.rule))
+    return result

@@ -1,0 +1,163 @@
+"""Plain data shared by the reader, the detectors, the engine and the formatters."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Families, as the issue names them.
+GRAPH_DUMP = "graph-dump"
+PARSE_TREE = "parse-tree"
+SYMBOL_TABLE = "symbol-table"
+CALL_GRAPH = "call-graph"
+BULK_SOURCE = "bulk-source"
+META = "meta"
+INPUT = "input"
+
+
+#: single characters whose counts every block gets in one pass
+_PROFILED = '"{}()[]:;=<>|-`@#\t\x7f'
+_UNPROFILED = bytes(b for b in range(256) if chr(b) not in _PROFILED)
+_PROFILED_BYTES = tuple((char, char.encode()) for char in _PROFILED)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A rule code and what it means; detectors, meta checks and input errors all have one."""
+
+    code: str
+    name: str
+    family: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    """What a detector returns: one firing, with its line-level evidence.
+
+    ``line``/``end_line`` are 1-based lines of the file. ``blocks`` are the
+    indices of the blocks the hit covers; the engine marks them claimed so a
+    later, more generic detector does not report the same block again.
+    """
+
+    line: int
+    end_line: int
+    message: str
+    evidence: str
+    blocks: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A reported result: a rejection, a meta finding, or an input error (``error=True``)."""
+
+    path: str
+    rule: str
+    line: int
+    end_line: int
+    message: str
+    evidence: str = ""
+    error: bool = False
+    suppressed: bool = False
+    justification: str | None = None
+
+
+@dataclass
+class Suppression:
+    """One ``allow <RULE> -- <reason>`` entry of the front matter."""
+
+    rules: tuple[str, ...]
+    reason: str
+    line: int
+    used: set[str] = field(default_factory=set)
+
+
+class Block:
+    """A fenced code block, or a run of lines outside any fence.
+
+    ``start``/``end`` are the 1-based file lines of the first and last content
+    line (fence markers excluded); ``info`` is the fence's info string,
+    lower-cased (empty when unfenced or bare). ``text`` and ``nonblank`` are
+    plain attributes (computed once) because every detector reads them.
+    """
+
+    __slots__ = (
+        "_counts",
+        "cache",
+        "closed",
+        "end",
+        "fenced",
+        "index",
+        "info",
+        "lang",
+        "lines",
+        "nonblank",
+        "start",
+        "text",
+    )
+
+    def __init__(
+        self,
+        index: int,
+        start: int,
+        lines: list[str],
+        fenced: bool,
+        *,
+        info: str = "",
+        closed: bool = True,
+        text: str | None = None,
+    ) -> None:
+        self.index = index
+        self.start = start
+        self.lines = lines
+        self.fenced = fenced
+        self.info = info
+        self.closed = closed
+        self.text = "\n".join(lines) if text is None else text
+        # whitespace-only lines are rare enough to count as content; "" lines are blank
+        self.nonblank = len(lines) - lines.count("")
+        self.end = start + max(len(lines), 1) - 1
+        self.lang = info.split(None, 1)[0] if info else ""
+        self.cache: dict[str, object] = {}
+        self._counts: dict[str, int] = {}
+
+    def __repr__(self) -> str:
+        kind = f"fenced {self.lang}" if self.fenced else "unfenced"
+        return f"Block({self.index}, lines {self.start}-{self.end}, {kind})"
+
+    def count(self, needle: str) -> int:
+        """``self.text.count(needle)``, cached: detectors gate on the same counts.
+
+        The punctuation that gates most detectors is counted in one pass (see
+        ``_profile``) instead of one scan of the text per character.
+        """
+        found = self._counts.get(needle)
+        if found is None:
+            if not self._counts and needle in _PROFILED and len(self.text) > 512:
+                self._profile()
+                return self._counts[needle]
+            found = self._counts[needle] = self.text.count(needle)
+        return found
+
+    def _profile(self) -> None:
+        kept = self.text.encode("utf-8", "surrogatepass").translate(None, _UNPROFILED)
+        for char, byte in _PROFILED_BYTES:
+            self._counts[char] = kept.count(byte)
+
+
+@dataclass
+class Document:
+    """One artifact, segmented into blocks; what every detector reads."""
+
+    path: str
+    lines: list[str]
+    body_start: int  # 1-based file line where the body begins
+    blocks: list[Block]
+    content_lines: int  # non-blank body lines, fence markers excluded
+    claimed: set[int] = field(default_factory=set)
+
+    def unclaimed(self) -> list[Block]:
+        return [b for b in self.blocks if b.index not in self.claimed]
+
+    def share(self, *counts: int) -> float:
+        """The part of the document's content that ``counts`` lines make up."""
+        return sum(counts) / self.content_lines if self.content_lines else 0.0

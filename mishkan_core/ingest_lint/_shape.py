@@ -1,0 +1,311 @@
+"""Line-shape features shared by detectors: code references, locations, code lines.
+
+Everything here is about the *shape* of text (which characters, which token
+kinds, in what proportion), never about particular names or strings.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Callable
+
+from mishkan_core.ingest_lint._model import Block
+
+# A token that reads as a code symbol rather than a word: qualified (a.b, a::b,
+# a#b), called (f()), snake_case, dunder/underscore-led, or camelCase with an
+# inner capital. Plain words ("Parser", "session") do not match.
+CODE_REF = re.compile(
+    r"(?<![\w$])(?:"
+    r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$~][\w$]*)+(?:\(\))?"
+    r"|\.?[A-Za-z_$][\w$]*\(\)"
+    r"|[A-Za-z$][A-Za-z0-9$]*_[\w$]*"
+    r"|_[\w$]+"
+    r"|[a-z][a-z0-9]*[A-Z][\w$]*"
+    r"|[A-Z][a-z0-9]+[A-Z][\w$]*"
+    r")(?![\w$])"
+)
+
+# Frames of a stack trace and compiler diagnostics also carry locations, but
+# they are accepted content (a stack trace in a postmortem), so they do not count.
+DIAGNOSTIC = re.compile(
+    r"^\s*(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
+    r"|\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
+)
+
+# Programming languages whose fenced blocks count as code line for line. Shell
+# and console blocks are not here: CLI commands are accepted content, so their
+# lines are judged one by one like any unlabelled fence.
+# fmt: off
+CODE_LANGS = frozenset((
+    "python", "py", "python3", "py3", "go", "golang", "rust", "rs", "javascript", "js", "mjs",
+    "cjs", "jsx", "typescript", "ts", "tsx", "java", "kotlin", "kt", "kts", "swift", "c", "h",
+    "cpp", "c++", "cc", "cxx", "hpp", "hxx", "cs", "csharp", "c#", "fsharp", "f#", "ruby", "rb",
+    "php", "scala", "sql", "plpgsql", "lua", "perl", "pl", "r", "dart", "elixir", "ex", "exs",
+    "erlang", "erl", "haskell", "hs", "clojure", "clj", "cljs", "ocaml", "ml", "zig", "nim",
+    "vb", "vbnet", "groovy", "gradle", "objc", "objective-c", "objectivec", "proto", "protobuf",
+    "graphql", "gql", "solidity", "sol", "asm", "nasm", "makefile", "cmake", "vue", "svelte",
+    "julia", "jl", "crystal", "d", "pascal", "fortran", "cobol", "ada", "verilog", "vhdl",
+    "scheme", "racket", "lisp", "elisp", "emacs-lisp", "commonlisp", "prolog", "tcl", "awk",
+    "starlark", "bzl", "nix", "hcl", "terraform", "tf", "jsonnet", "cue", "rego", "wgsl",
+    "glsl", "hlsl", "cuda", "metal", "java-script", "type-script",
+))
+DATA_LANGS = frozenset((
+    "json", "jsonc", "json5", "jsonl", "ndjson", "yaml", "yml", "toml", "xml", "ini", "cfg",
+    "conf", "properties", "csv", "tsv",
+))
+# fmt: on
+
+# Words that open a line of code in common languages.
+# fmt: off
+KEYWORDS = frozenset((
+    "def", "class", "import", "from", "return", "if", "elif", "else", "for", "while", "try",
+    "except", "finally", "with", "raise", "yield", "async", "await", "func", "package", "var",
+    "const", "let", "type", "struct", "interface", "defer", "switch", "case", "default", "fn",
+    "impl", "pub", "use", "mod", "trait", "enum", "match", "loop", "extern", "unsafe", "public",
+    "private", "protected", "static", "final", "abstract", "void", "new", "throw", "catch",
+    "export", "function", "module", "require", "declare", "namespace", "val", "guard",
+    "extension", "protocol", "actor", "init", "typealias", "using", "template", "typedef",
+    "lambda", "pass", "break", "continue", "do", "end", "begin", "then", "fi", "esac", "local",
+    "echo", "set", "unset", "select", "insert", "update", "delete", "create", "alter", "drop",
+    "where", "go", "goto", "sizeof", "union", "inline", "virtual", "override", "open",
+    "internal", "sealed", "data", "object", "companion", "fun", "when", "is", "as", "in", "not",
+    "and", "or", "del", "global", "nonlocal", "assert", "print",
+))
+# fmt: on
+_FIRST_WORD = re.compile(r"[a-z]+")
+_CODE_START = re.compile(
+    r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w|[\w.\[\]'\"]+\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)"
+)
+_SYMBOL_CHARS = "{}()[];=<>+*/%&|^!~\\$@:_\"'`"
+_NOT_SYMBOLS = bytes(b for b in range(256) if chr(b) not in _SYMBOL_CHARS)
+_MARKDOWN_PREFIXES = (
+    "> ",
+    "# ",
+    "## ",
+    "### ",
+    "#### ",
+    "##### ",
+    "<!--",
+    "---",
+    "===",
+    "***",
+    "|",
+)
+_BULLET = re.compile(r"(?:[-*+]|\d+[.)])\s")
+
+
+def _keyword_start(s: str) -> bool:
+    word = _FIRST_WORD.match(s)
+    if word is None or word.group() not in KEYWORDS:
+        return False
+    after = s[word.end() : word.end() + 1]
+    return not after or after in " \t(:;{<["
+
+
+def is_code_line(line: str) -> bool:
+    """Does a single line read as source code rather than prose or markdown?"""
+    s = line.strip()
+    if not s or s.startswith(_MARKDOWN_PREFIXES):
+        return False
+    last = s[-1]
+    if _BULLET.match(s):
+        return last in ";{" and s.count(" ") <= 8
+    ntok = s.count(" ") + 1
+    if (last in "{}:;,()[]" or ntok <= 4) and _keyword_start(s):
+        return True
+    n = len(s)
+    symbols = len(s.encode("utf-8", "surrogatepass").translate(None, _NOT_SYMBOLS))
+    if ntok >= 6 and symbols <= 0.06 * n:
+        return False  # a sentence
+    if _CODE_START.match(s):
+        return True
+    if last in ";{}" and (symbols >= 2 or ntok <= 3):
+        return True
+    if last in "),[(:" and symbols >= 0.1 * n:
+        return True
+    return symbols >= 0.2 * n
+
+
+SAMPLE = 32
+
+
+def sample(lines: list[str], size: int = SAMPLE) -> list[str]:
+    """About ``size`` non-blank lines spread evenly over ``lines``.
+
+    Dumps are uniform, so a spread sample tells cheaply whether a block could
+    pass a proportion test at all; only then is every line examined.
+    """
+    if len(lines) <= size:
+        return [line for line in lines if line.strip()]
+    step = len(lines) / size
+    out = []
+    for k in range(size):
+        line = lines[int(k * step)]
+        if line.strip():
+            out.append(line)
+    return out
+
+
+def block_sample(block: Block) -> list[str]:
+    """``sample(block.lines)``, cached on the block."""
+    cached = block.cache.get("sample")
+    if isinstance(cached, list):
+        return cached
+    picked = sample(block.lines)
+    block.cache["sample"] = picked
+    return picked
+
+
+def sample_share(block: Block, test: Callable[[str], object]) -> float:
+    """Share of a spread sample of the block's lines that pass ``test``."""
+    picked = block_sample(block)
+    if not picked:
+        return 0.0
+    return sum(1 for line in picked if test(line)) / len(picked)
+
+
+def count_lines(block: Block, pattern: re.Pattern[str]) -> tuple[int, list[int]]:
+    """(lines ``pattern`` matches, [index of the first]) in one C-level scan. The
+    pattern must be line-anchored (MULTILINE ``^``) and unable to span lines, so
+    it matches at most once per line."""
+    text = block.text
+    found = len(pattern.findall(text))
+    if not found:
+        return 0, []
+    first = pattern.search(text)
+    assert first is not None
+    return found, [text.count("\n", 0, first.start())]
+
+
+def matching_lines(block: Block, pattern: re.Pattern[str]) -> list[int]:
+    """Indices of the block's lines where ``pattern`` matches, from one scan of the
+    block's text (patterns anchored with ``^``/``$`` must use MULTILINE and must
+    not match across a line break)."""
+    text = block.text
+    out: list[int] = []
+    line = 0
+    pos = 0
+    for match in pattern.finditer(text):
+        start = match.start()
+        line += text.count("\n", pos, start)
+        pos = start
+        if not out or out[-1] != line:
+            out.append(line)
+    return out
+
+
+# The cheap part of a location: an extension followed by a line number. It starts
+# with a literal ".", so the regex engine scans for it at memchr speed.
+LOCATION_HINT = re.compile(
+    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?::L?\d|#L\d|,?[ \t]+L\d|\)?[ \t]+line[ \t]+\d)"
+)
+_LOCATION_WORD = re.compile(r"l(?:oc(?:ation)?[=:][ \t]*L?\d|ine[=:]\d)")
+
+
+_PATH_BACKWARDS = re.compile(r"[A-Za-z0-9_.@~+\-/]+")  # matched on the reversed text before a hint
+
+
+def locate(line: str) -> tuple[int, int] | None:
+    """Span of the first reference to a place in a source file: path.ext:12,
+    path.ext:L12, path.ext#L12, "path.ext L12", loc=L12, line:12. Found from its
+    cheap tail and widened back over the path, so it costs one literal scan."""
+    match = LOCATION_HINT.search(line)
+    if match is None:
+        word = _LOCATION_WORD.search(line)
+        if word is None:
+            return None
+        end = word.end()
+        while end < len(line) and line[end].isdigit():
+            end += 1
+        return word.start(), end
+    start = match.start()
+    path = _PATH_BACKWARDS.match(line[max(0, start - 240) : start][::-1])
+    if path is not None:
+        start -= path.end()
+    end = match.end()
+    while end < len(line) and line[end].isdigit():
+        end += 1
+    if start == match.start():  # an extension with no name before it: ".py:12"
+        return None
+    return start, end
+
+
+def location_lines(block: Block) -> list[int]:
+    """Indices of lines that may hold a location (a superset; confirm with ``locate``)."""
+    cached = block.cache.get("location_lines")
+    if isinstance(cached, list):
+        return cached
+    text = block.text
+    found = matching_lines(block, LOCATION_HINT)
+    if "loc" in text or "line" in text:
+        found = sorted(set(found).union(matching_lines(block, _LOCATION_WORD)))
+    block.cache["location_lines"] = found
+    return found
+
+
+def code_line_count(block: Block, prose_budget: float = float("inf")) -> int:
+    """How many of a block's lines are code: all of them for a programming-language
+    fence, a per-line judgement otherwise (with runs of code absorbing their
+    comments, docstrings and continuation lines).
+
+    Counting stops early, returning a lower bound, once more than
+    ``prose_budget`` lines are certainly prose; the caller has its answer then.
+    """
+    key = "code_lines"
+    cached = block.cache.get(key)
+    if isinstance(cached, int):
+        return cached
+    count, complete = _code_line_count(block, prose_budget)
+    if complete:
+        block.cache[key] = count
+    return count
+
+
+def _code_line_count(block: Block, budget: float) -> tuple[int, bool]:
+    lang = block.lang
+    if block.fenced and (lang in CODE_LANGS or lang in DATA_LANGS):
+        return block.nonblank, True
+    if block.fenced:
+        # An unlabelled fence that is mostly code is a listing: comments in it are code too.
+        shaped = sum(map(is_code_line, block.lines))
+        return (block.nonblank if shaped >= 0.6 * block.nonblank else shaped), True
+    return _unfenced_runs(block.lines, budget)
+
+
+def _unfenced_runs(lines: list[str], budget: float) -> tuple[int, bool]:
+    """Code lines outside fences: runs that start at a code line and continue through
+    blank, indented, comment and string lines until a prose line at the margin."""
+    total = 0
+    run_lines = 0
+    run_code = 0
+    prose = 0
+    in_string = False
+    for line in lines:
+        code = is_code_line(line)
+        stripped = line.strip()
+        quotes = stripped.count('"""') + stripped.count("'''")
+        if run_lines or code:
+            indented = line[:1] in (" ", "\t")
+            neutral = (
+                not stripped or indented or in_string or stripped.startswith(("#", "//", "*", "/*"))
+            )
+            if code or neutral:
+                if stripped:
+                    run_lines += 1
+                    run_code += code
+            else:
+                total += _run_value(run_lines, run_code)
+                run_lines = run_code = 0
+        elif stripped and not in_string:
+            prose += 1
+            if prose > budget:
+                return total, False
+        if quotes % 2:
+            in_string = not in_string
+    return total + _run_value(run_lines, run_code), True
+
+
+def _run_value(lines: int, code: int) -> int:
+    if code >= 5 and code >= 0.4 * lines:
+        return lines
+    return code

@@ -1,0 +1,326 @@
+"""Exact structure: JSON (whole, JSON lines, or truncated and repaired) and a YAML subset.
+
+Dumps pasted into notes are often cut off mid-way, so ``load_json`` repairs a
+truncated document by cutting it after the last complete container and
+closing what is still open. Results are cached on the block, since several
+detectors look at the same parse.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from typing import Any, Optional
+
+from mishkan_core.ingest_lint._model import Block
+from mishkan_core.ingest_lint._shape import sample_share
+
+_DECODER = json.JSONDecoder()
+# a JSON string (complete, on one line) or a bracket
+_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
+MAX_RECORDS = 1000
+
+
+def _repair(text: str) -> Any:
+    """Parse the longest prefix of ``text`` that is a truncated JSON value, closed up."""
+    stack: list[str] = []
+    cut = -1
+    cut_stack: list[str] = []
+    for match in _JSON_TOKEN.finditer(text):
+        token = match.group()
+        head = token[0]
+        if head == '"':
+            continue
+        if head in "[{":
+            stack.append(head)
+            continue
+        if not stack or (stack[-1] == "[") != (head == "]"):
+            break
+        stack.pop()
+        cut = match.end()
+        cut_stack = stack[:]
+        if not stack:
+            break
+    if cut < 0:
+        return None
+    closers = "".join("]" if opener == "[" else "}" for opener in reversed(cut_stack))
+    try:
+        return json.loads(text[:cut] + closers)
+    except ValueError:
+        return None
+
+
+def _json_lines(lines: list[str]) -> list[Any] | None:
+    values: list[Any] = []
+    nonblank = 0
+    for line in lines:
+        stripped = line.strip()
+        if not stripped:
+            continue
+        nonblank += 1
+        if stripped[0] not in "{[" or stripped[-1] not in "}]":
+            continue
+        try:
+            values.append(json.loads(stripped))
+        except ValueError:
+            continue
+    if nonblank >= 3 and len(values) >= 0.8 * nonblank:
+        return values
+    return None
+
+
+def load_json(block: Block) -> Any:
+    """The JSON value the block holds (``None`` when it holds none)."""
+    if "json" in block.cache:
+        return block.cache["json"]
+    try:
+        value = _load_json(block)
+    except (RecursionError, MemoryError):  # absurdly deep nesting: not a dump we can read
+        value = None
+    block.cache["json"] = value
+    return value
+
+
+# a line that opens JSON: "{" then a key or the end, "[" then a value or the end
+_JSON_START = re.compile(
+    r'^[ \t]*(?:\{[ \t]*(?:"|\}|$)|\[[ \t]*(?:[{\["\d\]-]|true|false|null|$))', re.MULTILINE
+)
+
+
+def _load_json(block: Block) -> Any:
+    lines = block.lines
+    if not block.fenced and block.count("{") < 5:
+        return None  # prose with quotes in it; a JSON dump has braces on every record
+    head = block.text[:2048] if block.fenced else block.text
+    found = _JSON_START.search(head)
+    start = block.text.count("\n", 0, found.start()) if found else -1
+    if start < 0 or (
+        not block.fenced
+        and start > 0
+        and lines[start].lstrip().startswith("[")
+        and "](" in lines[start]
+    ):
+        return None
+    if start > 5 and block.fenced:
+        return None
+    text = "\n".join(lines[start:])
+    if text.count('"') < 6:
+        return None
+    stripped = text.lstrip()
+    try:
+        return json.loads(stripped)
+    except ValueError:
+        pass
+    more = _json_lines(lines[start:])
+    if more is not None:
+        return more
+    try:
+        value, end = _DECODER.raw_decode(stripped)
+    except ValueError:
+        return _repair(stripped)
+    stream = [value]  # a stream of pretty-printed values, one after another
+    pos = _skip_space(stripped, end)
+    while pos < len(stripped) and stripped[pos] in "{[" and len(stream) < 10_000:
+        try:
+            value, end = _DECODER.raw_decode(stripped, pos)
+        except ValueError:
+            break
+        stream.append(value)
+        pos = _skip_space(stripped, end)
+    return stream if len(stream) > 1 else stream[0]
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] in " \t\r\n":
+        pos += 1
+    return pos
+
+
+Records = list[tuple[dict[str, Any], Optional[dict[str, Any]]]]
+
+
+def records(block: Block, value: Any) -> Records:
+    """The dicts inside ``value`` with their nearest enclosing dict, in document order.
+
+    Bounded: dumps are uniform, so the first ``MAX_RECORDS`` tell what the rest are.
+    Cached on the block for the detectors that share the parse.
+    """
+    cached = block.cache.get("records")
+    if isinstance(cached, list) and block.cache.get("records_of") is value:
+        return cached
+    out: Records = list(iter_dicts(value))
+    block.cache["records"] = out
+    block.cache["records_of"] = value
+    return out
+
+
+def iter_dicts(value: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
+    """Every dict inside ``value`` (document order) with its nearest enclosing dict."""
+    stack: list[tuple[Any, dict[str, Any] | None]] = [(value, None)]
+    seen = 0
+    while stack and seen < MAX_RECORDS:
+        item, parent = stack.pop()
+        if isinstance(item, dict):
+            seen += 1
+            yield item, parent
+            stack.extend(
+                (child, item)
+                for child in reversed(item.values())
+                if isinstance(child, (dict, list))
+            )
+        elif isinstance(item, list):
+            stack.extend(
+                (child, parent) for child in reversed(item) if isinstance(child, (dict, list))
+            )
+
+
+# --------------------------------------------------------------------------- YAML subset
+
+_YAML_KEY = re.compile(
+    r"""^(?P<key>[^\s#'"\-\[{][^:#]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>.*))?$"""
+)
+
+
+def _yaml_scalar(raw: str) -> Any:
+    raw = raw.strip()
+    if " #" in raw and raw[:1] not in "\"'":
+        raw = raw.split(" #", 1)[0].rstrip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        return raw[1:-1]
+    if raw.startswith("[") and raw.endswith("]"):
+        return [_yaml_scalar(item) for item in raw[1:-1].split(",") if item.strip()]
+    if raw.startswith("{") and raw.endswith("}"):
+        out: dict[str, Any] = {}
+        for item in raw[1:-1].split(","):
+            key, sep, val = item.partition(":")
+            if sep:
+                out[key.strip().strip("\"'")] = _yaml_scalar(val)
+        return out
+    if raw in ("null", "~", ""):
+        return None
+    if raw in ("true", "false"):
+        return raw == "true"
+    if re.fullmatch(r"-?\d+", raw):
+        return int(raw)
+    return raw
+
+
+class _Yaml:
+    """A forgiving block-YAML reader: mappings, sequences, plain/quoted/flow scalars."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.rows: list[tuple[int, str]] = []
+        block_indent = -1
+        for line in lines:
+            stripped = line.strip()
+            indent = len(line) - len(line.lstrip(" "))
+            if block_indent >= 0:
+                if not stripped or indent > block_indent:
+                    continue
+                block_indent = -1
+            if not stripped or stripped.startswith("#") or stripped in ("---", "..."):
+                continue
+            self.rows.append((indent, stripped))
+            if stripped.endswith(("|", ">", "|-", ">-")):
+                block_indent = indent
+        self.pos = 0
+
+    def parse(self) -> Any:
+        if not self.rows:
+            return None
+        return self._node(self.rows[0][0])
+
+    def _node(self, indent: int) -> Any:
+        if self.pos >= len(self.rows):
+            return None
+        _, text = self.rows[self.pos]
+        if text == "-" or text.startswith("- "):
+            return self._seq(indent)
+        if _YAML_KEY.match(text):
+            return self._map(indent)
+        self.pos += 1
+        return _yaml_scalar(text)
+
+    def _seq(self, indent: int) -> list[Any]:
+        out: list[Any] = []
+        while self.pos < len(self.rows):
+            row_indent, text = self.rows[self.pos]
+            if row_indent != indent or not (text == "-" or text.startswith("- ")):
+                break
+            rest = text[1:].strip()
+            if not rest:
+                self.pos += 1
+                if self.pos < len(self.rows) and self.rows[self.pos][0] > indent:
+                    out.append(self._node(self.rows[self.pos][0]))
+                else:
+                    out.append(None)
+            elif _YAML_KEY.match(rest) and not rest.startswith(("'", '"')):
+                # "- key: value" opens a mapping indented at the text after "- "
+                inner = indent + (len(text) - len(rest))
+                self.rows[self.pos] = (inner, rest)
+                out.append(self._map(inner))
+            else:
+                self.pos += 1
+                out.append(_yaml_scalar(rest))
+        return out
+
+    def _map(self, indent: int) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        while self.pos < len(self.rows):
+            row_indent, text = self.rows[self.pos]
+            if row_indent != indent:
+                break
+            match = _YAML_KEY.match(text)
+            if not match:
+                break
+            key = match.group("key").strip().strip("\"'")
+            value = match.group("value")
+            self.pos += 1
+            if value is not None and value.strip() and not value.strip().startswith("#"):
+                out[key] = _yaml_scalar(value)
+                continue
+            if self.pos < len(self.rows):
+                next_indent, next_text = self.rows[self.pos]
+                is_seq = next_text == "-" or next_text.startswith("- ")
+                if next_indent > indent or (next_indent == indent and is_seq):
+                    out[key] = self._node(next_indent)
+                    continue
+            out[key] = None
+        return out
+
+
+_YAMLISH_LINE = re.compile(
+    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)"
+)
+
+
+def load_yaml(block: Block) -> Any:
+    """The block parsed as block-style YAML, or ``None`` if it does not look like YAML."""
+    if "yaml" in block.cache:
+        return block.cache["yaml"]
+    value: Any = None
+    nonblank: list[str] = []
+    if block.nonblank >= 8 and sample_share(block, _YAMLISH_LINE.match) >= 0.7:
+        nonblank = [
+            line for line in block.lines if line.strip() and not line.lstrip().startswith("#")
+        ]
+    if len(nonblank) >= 8:
+        yamlish = sum(1 for line in nonblank if _YAMLISH_LINE.match(line))
+        if yamlish >= 0.85 * len(nonblank):
+            start = next(i for i, line in enumerate(block.lines) if line.strip())
+            reader = _Yaml(block.lines[start:])
+            try:
+                value = reader.parse()
+            except RecursionError:
+                value = None
+    block.cache["yaml"] = value
+    return value
+
+
+def load_data(block: Block) -> Any:
+    """JSON first, then YAML: the structured value a block holds, if any."""
+    value = load_json(block)
+    if value is None:
+        value = load_yaml(block)
+    return value

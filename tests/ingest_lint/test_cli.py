@@ -1,0 +1,117 @@
+"""The command: exit codes 0/1/2, the four formats end to end, no tracebacks."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mishkan_core.ingest_lint.__main__ import main
+from tests.ingest_lint.helpers import FRONT, PROSE, fence
+
+DUMP = FRONT + "# calls\n\n" + fence("\n".join(f"pkg.a.f{i} -> pkg.b.g{i}" for i in range(20)))
+CLEAN = FRONT + "# Decision\n\n" + PROSE * 3
+
+
+def _tree(tmp_path: Path) -> Path:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "clean.md").write_text(CLEAN)
+    (docs / "readme.md").write_text(
+        "# not an artifact\n\n" + fence("\n".join(f"a.f{i} -> b.g{i}" for i in range(20)))
+    )
+    return docs
+
+
+def test_exit_0_when_clean(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([str(_tree(tmp_path))]) == 0
+    assert "All checks passed! (1 artifact(s) checked" in capsys.readouterr().out
+
+
+def test_exit_1_when_rejected(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    docs = _tree(tmp_path)
+    (docs / "dump.md").write_text(DUMP)
+    assert main([str(docs)]) == 1
+    out = capsys.readouterr().out
+    assert f"{docs / 'dump.md'}:8:1: IL401 call graph: 20 edge lines" in out
+
+
+def test_all_lints_every_file(tmp_path: Path) -> None:
+    assert main(["--all", str(_tree(tmp_path))]) == 1
+
+
+def test_exit_2_on_io_errors_even_with_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    docs = _tree(tmp_path)
+    (docs / "dump.md").write_text(DUMP)
+    (docs / "binary.md").write_bytes(b"---\nmishkan: ingest\n---\n\x00\x01")
+    assert main([str(docs), str(tmp_path / "missing.md")]) == 2
+    captured = capsys.readouterr()
+    assert "IL401" in captured.out
+    assert "IL902 binary file" in captured.err and "IL901 no such file" in captured.err
+
+
+def test_exit_2_on_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["--format", "yaml", "x.md"])
+    assert raised.value.code == 2
+    assert main([]) == 2
+    assert "no PATH given" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as raised:
+        main(["--max-bytes", "0", "x.md"])
+    assert raised.value.code == 2
+
+
+def test_output_file_and_formats(tmp_path: Path) -> None:
+    docs = _tree(tmp_path)
+    (docs / "dump.md").write_text(DUMP)
+    for fmt in ("json", "sarif", "github", "text"):
+        target = tmp_path / f"out.{fmt}"
+        assert main(["--format", fmt, "-o", str(target), str(docs)]) == 1
+        text = target.read_text()
+        if fmt == "json":
+            assert json.loads(text)[0]["rule"] == "IL401"
+        elif fmt == "sarif":
+            assert json.loads(text)["runs"][0]["results"][0]["ruleId"] == "IL401"
+        elif fmt == "github":
+            assert text.startswith("::error file=")
+        else:
+            assert "IL401" in text
+
+
+def test_list_rules(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list-rules"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0].startswith("IL001") and "IL502" in out
+
+
+def test_subprocess_never_shows_a_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.md"
+    bad.write_bytes(b"---\nmishkan: ingest\n---\n\xff\xfe\n")
+    loop = tmp_path / "loop.md"
+    loop.symlink_to(loop)
+    proc = subprocess.run(
+        [sys.executable, "-m", "mishkan_core.ingest_lint", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 2  # one clear line each
+
+
+def test_the_umbrella_command_dispatches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from mishkan_core.cli import main as mishkan
+
+    docs = _tree(tmp_path)
+    (docs / "dump.md").write_text(DUMP)
+    assert mishkan(["ingest-lint", "--format", "json", str(docs / "dump.md")]) == 1
+    assert json.loads(capsys.readouterr().out)[0]["rule"] == "IL401"
+    assert mishkan(["ingest-lint", str(docs / "clean.md")]) == 0

@@ -1,0 +1,61 @@
+"""IL402 import-lists."""
+
+from __future__ import annotations
+
+import json
+
+from mishkan_core.ingest_lint._detectors.import_lists import dependency_lists
+from tests.ingest_lint.helpers import PROSE, fence, hits, intro
+
+MODULES = [f"app.{name}" for name in ("api", "models", "views", "store", "cli", "auth")]
+
+
+def test_yaml_imports_per_module_fire() -> None:
+    body = "\n".join(f"{m}:\n" + "\n".join(f"  - lib{j}.sub{j}" for j in range(6)) for m in MODULES)
+    found = hits("IL402", intro() + fence(body, "yaml"))
+    assert len(found) == 1
+    assert "dependency" in found[0].message
+
+
+def test_json_adjacency_map_fires() -> None:
+    deps = {
+        m: {"imports": [x for x in MODULES if x != m], "imported_by": MODULES[:2]} for m in MODULES
+    }
+    assert hits("IL402", intro() + fence(json.dumps(deps, indent=4), "json"))
+
+
+def test_record_list_adjacency_fires() -> None:
+    records = [
+        {"source": f"src/m{i}.js", "dependencies": [{"resolved": f"src/m{j}.js"} for j in range(5)]}
+        for i in range(8)
+    ]
+    modules, deps = dependency_lists(records)
+    assert (modules, deps) == (8, 40)
+    assert hits("IL402", intro() + fence(json.dumps(records, indent=2), "json"))
+
+
+def test_grouped_text_listing_fires() -> None:
+    body = "\n".join(
+        f"lib/{m}.js\n" + "\n".join(f"  -> dep-{j}" for j in range(6)) for m in MODULES
+    )
+    assert hits("IL402", intro() + fence(body))
+
+
+def test_dependency_tree_fires() -> None:
+    rows = (
+        ["app v0.1.0"]
+        + [f"├── crate{i} v1.{i}.0" for i in range(15)]
+        + [f"│   └── sub{i} v0.{i}.2" for i in range(15)]
+    )
+    assert hits("IL402", intro() + fence("\n".join(rows)))
+
+
+def test_import_run_fires() -> None:
+    imports = "\n".join(f"from app.pkg{i} import thing{i}" for i in range(30))
+    assert hits("IL402", intro() + fence(imports, "python"))
+
+
+def test_directory_layout_and_short_requirements_pass() -> None:
+    layout = "src/\n  api/\n  models/\n  views/\ntests/\n  unit/\n  e2e/\n"
+    requirements = "\n".join(f"lib{i}==1.{i}" for i in range(8))
+    assert not hits("IL402", PROSE + fence(layout) + fence(requirements, "text") + PROSE)

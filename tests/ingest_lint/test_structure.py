@@ -1,0 +1,122 @@
+"""The exact-structure helpers: tolerant JSON, the YAML subset, and line shapes."""
+
+from __future__ import annotations
+
+import json
+
+from mishkan_core.ingest_lint._model import Block
+from mishkan_core.ingest_lint._shape import (
+    count_lines,
+    is_code_line,
+    locate,
+    matching_lines,
+    sample,
+)
+from mishkan_core.ingest_lint._structure import _repair, load_json, load_yaml
+
+
+def _block(text: str, fenced: bool = True) -> Block:
+    return Block(0, 1, text.split("\n"), fenced)
+
+
+def test_truncated_json_is_closed_after_the_last_complete_record() -> None:
+    text = '{"nodes": [{"id": "a", "label": "A"}, {"id": "b", "lab'
+    assert _repair(text) == {"nodes": [{"id": "a", "label": "A"}]}
+    assert _repair("no json here") is None
+
+
+def test_json_forms() -> None:
+    whole = json.dumps({"a": [1, 2, {"b": "c"}]}, indent=2)
+    assert load_json(_block(whole)) == {"a": [1, 2, {"b": "c"}]}
+    lines = "\n".join(json.dumps({"name": f"n{i}", "line": i}) for i in range(4))
+    assert load_json(_block(lines)) == [{"name": f"n{i}", "line": i} for i in range(4)]
+    stream = "\n".join(json.dumps({"k": i, "v": "x" * 3}, indent=1) for i in range(3))
+    assert load_json(_block(stream)) == [{"k": i, "v": "xxx"} for i in range(3)]
+
+
+def test_prose_is_not_json() -> None:
+    prose = 'He said "yes", she said "no", they said "maybe" and "perhaps".\n[a link](x) "q" "r"'
+    assert load_json(_block(prose, fenced=False)) is None
+
+
+def test_yaml_subset() -> None:
+    text = "\n".join(
+        [
+            "graph:",
+            "  directed: true",
+            "  nodes:",
+            "  - id: a",
+            "    label: 'A'",
+            "  - id: b",
+            "    tags: [x, y]",
+            "  links:",
+            "  - source: a",
+            "    target: b",
+            "notes: |",
+            "  free: text",
+        ]
+    )
+    assert load_yaml(_block(text)) == {
+        "graph": {
+            "directed": True,
+            "nodes": [{"id": "a", "label": "A"}, {"id": "b", "tags": ["x", "y"]}],
+            "links": [{"source": "a", "target": "b"}],
+        },
+        "notes": "|",  # block scalars are skipped, their marker kept
+    }
+
+
+def test_yaml_needs_a_yaml_shape() -> None:
+    assert load_yaml(_block("This is prose.\nIt has: a colon.\n" * 5)) is None
+
+
+def test_locate() -> None:
+    line = "- request() [calls] requests/api.py:L70 and more"
+    span = locate(line)
+    assert span is not None and line[span[0] : span[1]] == "requests/api.py:L70"
+    for text, found in [
+        ("NODE X [src=flag.go loc=L175]", "loc=L175"),
+        ("see pkg/core.py:12 for it", "pkg/core.py:12"),
+        ("[store.py#L10](src/store.py#L10)", "store.py#L10"),
+        ("ail/src/mod.rs L286", "ail/src/mod.rs L286"),
+    ]:
+        span = locate(text)
+        assert span is not None and text[span[0] : span[1]] == found
+    assert locate("version 1.2 of the tool") is None
+    assert locate("a sentence. Another one") is None
+
+
+def test_is_code_line() -> None:
+    for code in [
+        "def f(x):",
+        "    return x + 1",
+        "import os",
+        "}",
+        "x = compute(a, b);",
+        "if (a && b) {",
+        "@decorator",
+        "// a comment",
+        "fn main() -> Result<(), Error> {",
+    ]:
+        assert is_code_line(code), code
+    for prose in [
+        "We chose the simplest option because it was the easiest to operate.",
+        "- use the cache for reads",
+        "## Decision",
+        "| option | cost |",
+        "",
+        "If the deploy fails, roll back first and investigate later.",
+    ]:
+        assert not is_code_line(prose), prose
+
+
+def test_line_helpers() -> None:
+    import re
+
+    block = _block("a\nfoo 1\nb\nfoo 2\nfoo 3")
+    pattern = re.compile(r"^foo \d$", re.MULTILINE)
+    assert matching_lines(block, pattern) == [1, 3, 4]
+    assert count_lines(block, pattern) == (3, [1])
+    many = [f"line {i}" for i in range(1000)]
+    picked = sample(many, 10)
+    assert len(picked) == 10 and picked[0] == "line 0" and picked[-1].startswith("line 9")
