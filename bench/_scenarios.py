@@ -355,9 +355,9 @@ class Scenario:
     ``session``: "fixed" reuses one session (and agent) for every call of an
     arm; "fresh" gives every call its own session, so that in advise mode each
     call is a first call and prints its advisory (the heavier path: caps and
-    shown-once rules would otherwise silence it after a few calls); "fresh_agent"
-    keeps the session and gives each call a new agent.
+    shown-once rules would otherwise silence it after a few calls).
     ``expect``: "advisory" (stdout is the additionalContext JSON) or "silent".
+    ``extra_env``: more environment for every arm of this scenario.
     """
 
     name: str
@@ -374,6 +374,7 @@ class Scenario:
     naive: bool = False
     naive_calls: int | None = None
     tool_response: Callable[[str], object] | None = field(default=None, compare=False)
+    extra_env: tuple[tuple[str, str], ...] = ()
     what: str = ""
 
     @property
@@ -592,8 +593,9 @@ def all_scenarios() -> list[Scenario]:
             event=pre,
             tool_name="Read",
             tool_args=_read_app,
-            session="fresh_agent",
-            what="Read trigger in a session with >= 10,000 earlier events",
+            session="fixed",
+            extra_env=(("MISHKAN_GRAPHIFY_NUDGE_CAP", "1000000"),),
+            what="Read trigger by an agent of a session with >= 10,000 earlier events",
         ),
         *_both(
             name="graph_50mb",
@@ -641,8 +643,6 @@ class CallMaker:
         session, agent_id = self.fixed_session, self.fixed_agent
         if sc.session == "fresh":
             session, agent_id = new_session_id(), new_agent_id()
-        elif sc.session == "fresh_agent":
-            agent_id = new_agent_id()
         if sc.event == "SessionStart":
             return encode(session_start_input(self.root, session))
         assert sc.tool_name is not None
@@ -668,6 +668,13 @@ class CallMaker:
 
 PREFILL_EVENTS = 10_000
 PREFILL_AGENTS = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
+PREFILL_AGENT_IDS = (
+    "a10000000000000a1",
+    "a20000000000000a2",
+    "a30000000000000a3",
+    "a40000000000000a4",
+    "a50000000000000a5",
+)
 
 
 def prefill_inputs(root: str, session: str, n: int = PREFILL_EVENTS) -> list[bytes]:
@@ -675,7 +682,7 @@ def prefill_inputs(root: str, session: str, n: int = PREFILL_EVENTS) -> list[byt
     running Bash and looking symbols up (never apply_overlay or src/app.py, so
     the timed calls are not silenced as already consulted)."""
     rng = random.Random(9)
-    agents = [(a, new_agent_id()) for a in PREFILL_AGENTS]
+    agents = list(zip(PREFILL_AGENTS, PREFILL_AGENT_IDS))
     out: list[bytes] = []
     i = 0
 

@@ -216,7 +216,9 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
     def maker() -> sc.CallMaker:
         m = sc.CallMaker(scen, root)
         if s.prefill_session and scen.fixture == "session10k":
+            # the session's own hizkiah, with its 2,000 earlier calls
             m.fixed_session = s.prefill_session
+            m.fixed_agent = sc.PREFILL_AGENT_IDS[0]
         return m
 
     arms = [
@@ -257,6 +259,7 @@ def scenario_env(scen: sc.Scenario, fixture: sc.Fixture) -> dict[str, str]:
     # mode with a fresh session per call.
     env["GRAPHIFY_OUT"] = sc.GRAPH_DIR
     env["GRAPHIFY_HOOK_NUDGE_CAP"] = "0"
+    env.update(scen.extra_env)
     return env
 
 
@@ -373,25 +376,25 @@ def main(argv: list[str] | None = None) -> int:
     base = (
         Path(args.workdir).resolve() if args.workdir else Path(tempfile.mkdtemp(prefix="gn-bench-"))
     )
-    base.mkdir(parents=True, exist_ok=True)
-    hooks_dir = base / "payload" / "mishkan" / "hooks"
-    hooks_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(hook, hooks_dir / "graphify_nudge.py")
-    io_dir = base / "io"
-    io_dir.mkdir(exist_ok=True)
-    peer_dir = Path(args.peer_dir).resolve() if args.peer_dir else None
-
-    print(f"bench: building fixtures in {base}", flush=True)
-    fixtures = {
-        name: sc.build_fixture(name, base / "fixtures", int(args.big_graph_mb * 1048576))
-        for name in needed_fixtures(scenarios)
-    }
     results: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
-    notes: dict[str, Any] = {"fixtures": {n: f.notes for n, f in fixtures.items() if f.notes}}
+    notes: dict[str, Any] = {}
     peers: dict[str, str] = {}
     prefill: str | None = None
     started = time.time()
+    peer_dir = Path(args.peer_dir).resolve() if args.peer_dir else None
     try:
+        base.mkdir(parents=True, exist_ok=True)
+        hooks_dir = base / "payload" / "mishkan" / "hooks"
+        hooks_dir.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(hook, hooks_dir / "graphify_nudge.py")
+        io_dir = base / "io"
+        io_dir.mkdir(exist_ok=True)
+        print(f"bench: building fixtures in {base}", flush=True)
+        fixtures = {
+            name: sc.build_fixture(name, base / "fixtures", int(args.big_graph_mb * 1048576))
+            for name in needed_fixtures(scenarios)
+        }
+        notes["fixtures"] = {n: f.notes for n, f in fixtures.items() if f.notes}
         for interp in pythons:
             try:
                 compile_hook(interp, hooks_dir)
