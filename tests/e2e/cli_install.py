@@ -25,6 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 CACHE_DIR = Path(os.environ.get("MISHKAN_E2E_CACHE") or REPO_ROOT / ".cache" / "e2e")
 
 NPM_TIMEOUT = 900
+REGISTRY_TIMEOUT = 120
 VERSION_TIMEOUT = 60
 
 
@@ -65,6 +66,28 @@ def _cli_version(binary: Path) -> str | None:
     return proc.stdout.strip() if proc.returncode == 0 else None
 
 
+def _check_registry(npm: str) -> None:
+    """Ask the registry for the pinned version first, with a short timeout, so
+    that an unreachable registry fails within two minutes with a clear message
+    (npm's own fetch timeout is 5 minutes a try)."""
+    spec = f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}"
+    cmd = [npm, "view", spec, "version", "--fetch-timeout=30000", "--fetch-retries=1"]
+    try:
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=REGISTRY_TIMEOUT, check=False
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise E2ESetupError(
+            f"e2e: the npm registry did not answer `{' '.join(cmd)}` within "
+            f"{REGISTRY_TIMEOUT}s (proxy or CA settings: NODE_EXTRA_CA_CERTS, HTTPS_PROXY?)"
+        ) from exc
+    if proc.returncode != 0 or proc.stdout.strip() != CLAUDE_CODE_VERSION:
+        raise E2ESetupError(
+            f"e2e: `{' '.join(cmd)}` exited {proc.returncode} "
+            f"(is the npm registry reachable?)\n{proc.stdout[-2000:]}\n{proc.stderr[-3000:]}"
+        )
+
+
 def ensure_claude_cli() -> Path:
     """Return the pinned CLI binary, installing it with npm on first use."""
     binary = claude_binary_path()
@@ -76,6 +99,7 @@ def ensure_claude_cli() -> Path:
         raise E2ESetupError(
             "e2e: npm is not on PATH; install Node.js 18+ and npm (apt: nodejs npm)"
         )
+    _check_registry(npm)
     prefix = install_prefix()
     prefix.mkdir(parents=True, exist_ok=True)
     cmd = [
@@ -86,6 +110,10 @@ def ensure_claude_cli() -> Path:
         "--no-audit",
         "--no-fund",
         "--save-exact",
+        # bounded retries: a TLS or proxy failure ends in a minute or two, loudly
+        "--fetch-retries=1",
+        "--fetch-retry-mintimeout=2000",
+        "--fetch-retry-maxtimeout=10000",
         f"@anthropic-ai/claude-code@{CLAUDE_CODE_VERSION}",
     ]
     try:
