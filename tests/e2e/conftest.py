@@ -32,6 +32,12 @@ def _hook_present() -> None:
         pytest.fail(f"e2e: the hook {hook} is missing", pytrace=False)
 
 
+@pytest.fixture
+def runs() -> list[ScenarioRun]:
+    """Runs made inside a test body: append them, so a failure shows their evidence."""
+    return []
+
+
 def _runs_in(value: Any) -> Iterator[ScenarioRun]:
     if isinstance(value, ScenarioRun):
         yield value

@@ -238,6 +238,12 @@ def _hook_command(python: str) -> str:
     )
 
 
+def mishkan_command() -> list[str]:
+    """``mishkan``: the console script of this env, else ``python -m mishkan_core``."""
+    script = Path(sys.executable).parent / "mishkan"
+    return [str(script)] if script.is_file() else [sys.executable, "-m", "mishkan_core"]
+
+
 def install_available() -> bool:
     """``mishkan install`` has landed (mishkan_core/install.py is in the tree)."""
     import importlib.util
@@ -282,9 +288,7 @@ def install_hook(
         if install_available():
             run(
                 [
-                    python,
-                    "-m",
-                    "mishkan_core",
+                    *mishkan_command(),
                     "install",
                     "--project",
                     str(project.repo),

@@ -14,7 +14,6 @@ import json
 import re
 import shlex
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from tests.e2e.harness import (
     head_sha,
     install_hook,
     make_project,
+    mishkan_command,
     nudge_count,
     run,
     run_scenario,
@@ -171,9 +171,7 @@ def _normalised(block: dict[str, Any], repo: Path) -> tuple[bool, str]:
 
 def _metrics(args: list[str], cwd: Path) -> dict[str, Any]:
     """``mishkan metrics ... --format json``, through the installed console script."""
-    script = Path(sys.executable).parent / "mishkan"
-    cmd = [str(script)] if script.is_file() else [sys.executable, "-m", "mishkan_core"]
-    proc = run([*cmd, "metrics", *args, "--format", "json"], cwd=cwd, check=False)
+    proc = run([*mishkan_command(), "metrics", *args, "--format", "json"], cwd=cwd, check=False)
     assert proc.returncode == 0, f"mishkan metrics {args}: exit {proc.returncode}\n{proc.stderr}"
     report: dict[str, Any] = json.loads(proc.stdout)
     return report
@@ -371,11 +369,15 @@ def test_e_metrics_over_transcripts(advised: ScenarioRun) -> None:
 
 
 def test_f_telemetry_mode_sends_no_nudge(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory,
+    claude_bin: Path,
+    graphify_bin: Path,
+    runs: list[ScenarioRun],
 ) -> None:
     project = _project(tmp_path_factory, "telemetry-bypass", graphify_bin)
     install_hook(project, "telemetry", cap=CAP)
     result = run_scenario("telemetry-bypass", project, claude_bin, "bypassPermissions")
+    runs.append(result)
     _completed(result)
     for request in result.requests:
         assert nudge_count(request.body) == 0, request.seq
@@ -428,13 +430,17 @@ def _assert_answers(command: str, project: Project, graphify: Path) -> None:
 
 
 def test_graph_fresh_then_stale_then_fresh(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory,
+    claude_bin: Path,
+    graphify_bin: Path,
+    runs: list[ScenarioRun],
 ) -> None:
     project = _project(tmp_path_factory, "freshness", graphify_bin)
     install_hook(project, "advise", cap=CAP)
     first_head = head_sha(project.repo)
 
     fresh = run_scenario("fresh", project, claude_bin, "bypassPermissions")
+    runs.append(fresh)
     _completed(fresh)
     lines = _trigger_lines(fresh)
     assert len(lines) == len(TRIGGERS)
@@ -451,6 +457,7 @@ def test_graph_fresh_then_stale_then_fresh(
     # a new commit: the graph is stale, named by the sha it was built at
     second_head = commit_change(project)
     stale = run_scenario("stale", project, claude_bin, "bypassPermissions")
+    runs.append(stale)
     _completed(stale)
     short = _trigger_lines(stale)[0]["built_at"]
     assert short and first_head.startswith(short) and not second_head.startswith(short)
@@ -466,6 +473,7 @@ def test_graph_fresh_then_stale_then_fresh(
     graph = build_graph(project, graphify_bin)
     assert graph["built_at_commit"] == second_head
     refreshed = run_scenario("refreshed", project, claude_bin, "bypassPermissions")
+    runs.append(refreshed)
     _completed(refreshed)
     for line in _trigger_lines(refreshed):
         assert line["graph"] == "fresh", line
