@@ -2,7 +2,8 @@
 
 Each subcommand lives in its own module, which exposes
 ``add_arguments(parser)`` and ``run(args) -> int``; this file holds no logic
-of its own.
+of its own. Only the chosen subcommand's module is imported, so one command's
+import error cannot break the others.
 
 Exit codes shared by every subcommand: 0 success/clean, 1 findings or
 violations, 2 usage error or unusable input.
@@ -34,16 +35,20 @@ class _ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that subcommand's arguments are loaded."""
     from mishkan_core import __version__
 
-    parser = _ArgumentParser(prog="mishkan", description=__doc__.split("\n\n")[0])
+    parser = _ArgumentParser(
+        prog="mishkan", description="D-008/D-009 tooling for the MISHKAN harness."
+    )
     parser.add_argument("--version", action="version", version=f"mishkan {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
     for name, (module, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
         sub_parser.set_defaults(_module=module)
-        _load(module).add_arguments(sub_parser)
+        if only is None or only == name:
+            _load(module).add_arguments(sub_parser)
     return parser
 
 
@@ -52,7 +57,9 @@ def _load(module: str) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((arg for arg in argv if not arg.startswith("-")), "")
+    parser = build_parser(only=chosen)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help(sys.stderr)
