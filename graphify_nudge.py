@@ -1007,9 +1007,16 @@ def _makedirs(path: str) -> None:
                 pass
 
 
-_WRITE_FLAGS: "Final" = (
-    posix.O_WRONLY | posix.O_APPEND | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
-)
+_WRITE_FLAGS: "Final" = posix.O_WRONLY | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
+
+
+def _open_for_write(path: str, flags: int) -> int:
+    """Open for writing, creating the parent directories on first use only."""
+    try:
+        return posix.open(path, flags, 0o600)
+    except FileNotFoundError:
+        _makedirs(path[: path.rfind("/")])
+        return posix.open(path, flags, 0o600)
 
 
 class Store:
@@ -1027,13 +1034,10 @@ class Store:
     def append(self, record: "dict[str, object]") -> None:
         """Append one event; a read-only or full disk loses the event, nothing else."""
         line = (_dumps(record) + "\n").encode("ascii")
-        path = f"{self.directory}/{self.name}.jsonl"
         try:
-            try:
-                fd = posix.open(path, _WRITE_FLAGS, 0o600)
-            except FileNotFoundError:
-                _makedirs(self.directory)
-                fd = posix.open(path, _WRITE_FLAGS, 0o600)
+            fd = _open_for_write(
+                f"{self.directory}/{self.name}.jsonl", _WRITE_FLAGS | posix.O_APPEND
+            )
             try:
                 posix.write(fd, line)  # one write(2) under O_APPEND: lines never interleave
             finally:
@@ -1063,12 +1067,7 @@ class Store:
 
     def _save(self, path: str, value: "dict[str, object]") -> None:
         data = _dumps(value).encode("ascii")
-        flags = posix.O_WRONLY | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
-        try:
-            fd = posix.open(path, flags, 0o600)
-        except FileNotFoundError:
-            _makedirs(self.state_dir)
-            fd = posix.open(path, flags, 0o600)
+        fd = _open_for_write(path, _WRITE_FLAGS)
         try:
             posix.pwrite(fd, data, 0)
             posix.ftruncate(fd, len(data))
@@ -1120,8 +1119,7 @@ class Store:
 
     def disable(self) -> None:
         try:
-            _makedirs(self.state_dir)
-            posix.close(posix.open(f"{self.state_dir}/{self.name}.disabled", _WRITE_FLAGS, 0o600))
+            posix.close(_open_for_write(f"{self.state_dir}/{self.name}.disabled", _WRITE_FLAGS))
         except OSError:
             pass
 

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from datetime import datetime, timedelta, timezone
 from typing import Any, Callable
 
 FORMATS = ("text", "markdown", "json", "html")
@@ -37,18 +36,13 @@ def _bound(value: str, *, end: bool) -> float | None:
     """Unix seconds for an ISO date (UTC unless it says otherwise).
 
     A bare date as ``--until`` means the end of that day (inclusive)."""
+    from mishkan_core.metrics.transcripts import parse_timestamp
+
     text = value.strip()
-    if text.endswith(("Z", "z")):
-        text = text[:-1] + "+00:00"
-    try:
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=timezone.utc)
-    if end and len(text) == 10:
-        return (moment + timedelta(days=1)).timestamp()
-    return moment.timestamp()
+    moment = parse_timestamp(text)
+    if moment is not None and end and len(text) == 10:
+        return moment + 86400.0
+    return moment
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

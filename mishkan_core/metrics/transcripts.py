@@ -83,7 +83,7 @@ def parse_timestamp(value: object) -> float | None:
     """ISO 8601 (``2026-11-30T05:08:53.243Z``) to Unix seconds; None if not one."""
     if not isinstance(value, str) or not value:
         return None
-    text = value[:-1] + "+00:00" if value.endswith("Z") else value
+    text = value[:-1] + "+00:00" if value.endswith(("Z", "z")) else value
     try:
         moment = datetime.fromisoformat(text)
     except ValueError:
