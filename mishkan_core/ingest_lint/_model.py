@@ -156,6 +156,8 @@ class Document:
     claimed: set[int] = field(default_factory=set)
 
     def unclaimed(self) -> list[Block]:
+        if not self.claimed:
+            return self.blocks[:]
         return [b for b in self.blocks if b.index not in self.claimed]
 
     def share(self, *counts: int) -> float:

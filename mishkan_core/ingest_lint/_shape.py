@@ -32,6 +32,12 @@ DIAGNOSTIC = re.compile(
     r"|\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
 )
 
+# A frame of a native or managed stack trace (valgrind, gdb, lldb, sanitizers, the JVM,
+# Node, Python): tool output quoted in a postmortem, not source code.
+FRAME = re.compile(
+    r"^\s*(?:at\s|File\s\"|#\d+\s+0x|Caused by|Traceback)|\b(?:at|by|in)\s+0x[0-9A-Fa-f]{4,}"
+)
+
 # Programming languages whose fenced blocks count as code line for line. Shell
 # and console blocks are not here: CLI commands are accepted content, so their
 # lines are judged one by one like any unlabelled fence.
@@ -69,10 +75,11 @@ KEYWORDS = frozenset((
     "echo", "set", "unset", "select", "insert", "update", "delete", "create", "alter", "drop",
     "where", "go", "goto", "sizeof", "union", "inline", "virtual", "override", "open",
     "internal", "sealed", "data", "object", "companion", "fun", "when", "is", "as", "in", "not",
-    "and", "or", "del", "global", "nonlocal", "assert", "print",
+    "and", "or", "del", "global", "nonlocal", "assert", "print", "elsif", "unless", "until",
+    "rescue", "ensure", "super", "attr_reader", "attr_writer", "attr_accessor", "require_relative",
 ))
 # fmt: on
-_FIRST_WORD = re.compile(r"[a-z]+")
+_FIRST_WORD = re.compile(r"[a-z_]+")
 _CODE_START = re.compile(
     r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w|[\w.\[\]'\"]+\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)"
 )
@@ -92,6 +99,7 @@ _MARKDOWN_PREFIXES = (
     "|",
 )
 _BULLET = re.compile(r"(?:[-*+]|\d+[.)])\s")
+_COMMENT_STARTS = ("#", "//", "/*", "* ", "--", ";")
 
 
 def _keyword_start(s: str) -> bool:
@@ -197,9 +205,14 @@ def matching_lines(block: Block, pattern: re.Pattern[str]) -> list[int]:
 # The cheap part of a location: an extension followed by a line number. It starts
 # with a literal ".", so the regex engine scans for it at memchr speed.
 LOCATION_HINT = re.compile(
-    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?::L?\d|#L\d|,?[ \t]+L\d|\)?[ \t]+line[ \t]+\d)"
+    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?::L?\d|#L\d|,?[ \t]+L\d|\)?,?[ \t]+line[ \t]+\d)"
 )
-_LOCATION_WORD = re.compile(r"l(?:oc(?:ation)?[=:][ \t]*L?\d|ine[=:]\d)")
+# a table row whose next cell after the file is the line: "| pkg/mod.py | 12 |"
+_TABLE_LOCATION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}`?[ \t]*\|[ \t]*`?L?\d+`?[ \t]*\|")
+# loc=12, line:12, and "line 12" closing a listing row ("Graph.add_node - line 38")
+_LOCATION_WORD = re.compile(
+    r"l(?:oc(?:ation)?[=:][ \t]*L?\d|ine[=:]\d|ine[ \t]+\d+\)?[ \t]*$)", re.MULTILINE
+)
 
 
 _PATH_BACKWARDS = re.compile(r"[A-Za-z0-9_.@~+\-/]+")  # matched on the reversed text before a hint
@@ -210,6 +223,8 @@ def locate(line: str) -> tuple[int, int] | None:
     path.ext:L12, path.ext#L12, "path.ext L12", loc=L12, line:12. Found from its
     cheap tail and widened back over the path, so it costs one literal scan."""
     match = LOCATION_HINT.search(line)
+    if match is None and "|" in line:
+        match = _TABLE_LOCATION.search(line)
     if match is None:
         word = _LOCATION_WORD.search(line)
         if word is None:
@@ -237,6 +252,8 @@ def location_lines(block: Block) -> list[int]:
         return cached
     text = block.text
     found = matching_lines(block, LOCATION_HINT)
+    if block.count("|") >= 8:
+        found = sorted(set(found).union(matching_lines(block, _TABLE_LOCATION)))
     if "loc" in text or "line" in text:
         found = sorted(set(found).union(matching_lines(block, _LOCATION_WORD)))
     block.cache["location_lines"] = found
@@ -267,8 +284,12 @@ def _code_line_count(block: Block, budget: float) -> tuple[int, bool]:
         return block.nonblank, True
     if block.fenced:
         # An unlabelled fence that is mostly code is a listing: comments in it are code too.
-        shaped = sum(map(is_code_line, block.lines))
-        return (block.nonblank if shaped >= 0.6 * block.nonblank else shaped), True
+        shaped = sum(1 for line in block.lines if is_code_line(line) and not FRAME.search(line))
+        if shaped >= 0.6 * block.nonblank:
+            return block.nonblank, True
+        # comment lines say nothing either way: judge the rest
+        comments = sum(1 for line in block.lines if line.lstrip().startswith(_COMMENT_STARTS))
+        return (block.nonblank if shaped >= 0.6 * (block.nonblank - comments) else shaped), True
     return _unfenced_runs(block.lines, budget)
 
 

@@ -53,3 +53,10 @@ def test_kubernetes_list_passes() -> None:
     ]
     manifest = {"kind": "List", "apiVersion": "v1", "items": items}
     assert not hits("IL203", PROSE + fence(json.dumps(manifest, indent=2), "json"))
+
+
+def test_short_estree_with_locations_fires() -> None:
+    # ESTree with "loc" objects: a dozen pretty-printed lines per node
+    tree = _estree(14)
+    text = json.dumps(tree, indent=2)
+    assert hits("IL203", intro() + fence(text, "json"))

@@ -82,3 +82,24 @@ def test_python_source_passes() -> None:
 def test_a_small_dataclass_example_passes() -> None:
     example = "config = Config(\n    name='svc',\n    retries=Retry(total=3, backoff=0.5),\n)"
     assert not hits("IL202", PROSE * 3 + fence(example, "python"))
+
+
+def test_one_statement_per_very_long_line_fires() -> None:
+    statements = ast.parse(SOURCE * 2).body
+    compact = "\n".join(ast.dump(node) for node in statements)
+    found = hits("IL202", intro("ASTs of the registry.") + fence(compact))
+    assert len(found) == 1
+    assert "compact" in found[0].message
+
+
+def test_one_function_on_one_line_fires() -> None:
+    compact = ast.dump(ast.parse(SOURCE).body[0])
+    assert hits("IL202", "# Registry AST\n\nKept for the codemod.\n\n" + fence(compact))
+
+
+def test_prose_with_parentheses_passes() -> None:
+    line = (
+        "We (the platform team) decided (after the review) to keep f(x=1) and g(y=2) as they "
+        "are (see the RFC), because changing Parser(strict=True) breaks callers (all of them).\n"
+    )
+    assert not hits("IL202", PROSE + line * 10 + PROSE)

@@ -89,3 +89,35 @@ def test_runbook_of_cli_commands_passes() -> None:
         for i in range(8)
     )
     assert not hits("IL502", intro() + steps)
+
+
+RUBY = "".join(
+    f"    # Returns the {name} header.\n    def {name}\n      @{name} ||= fetch('{name}')\n"
+    "      super\n    end\n\n"
+    for name in ("host", "port", "path", "query", "scheme", "user", "agent", "referer", "ip")
+)
+
+
+def test_ruby_in_an_unlabelled_fence_fires() -> None:
+    assert hits("IL502", intro() + fence("module App\n  class Req\n" + RUBY + "  end\nend"))
+
+
+def test_api_doc_of_many_short_snippets_passes() -> None:
+    snippet = "const ch = diagnostics.channel('undici:request')\nch.subscribe((m) => log(m))\n"
+    body = "".join(
+        f"Step {i}: subscribe to the channel.\n\n" + fence(snippet * 2, "js") for i in range(20)
+    )
+    assert not hits("IL502", "# Channels\n\n" + body)
+
+
+def test_spec_with_a_json_example_passes() -> None:
+    record = '  {"name": "pkg", "requested": true, "url": "https://example.org/p.whl"},\n'
+    body = PROSE + fence("[\n" + record * 60 + "]", "json") + PROSE
+    assert not hits("IL502", body)
+
+
+def test_stack_frames_in_a_console_block_are_not_code() -> None:
+    frames = "\n".join(
+        f"==41==    by 0x{0x12F2279 + i:X}: run (in /usr/bin/node)" for i in range(60)
+    )
+    assert not hits("IL502", PROSE + fence(frames, "console") + PROSE)

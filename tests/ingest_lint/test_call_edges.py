@@ -40,3 +40,32 @@ def test_state_machine_and_mermaid_pass() -> None:
 def test_a_handful_of_edges_in_prose_pass() -> None:
     edges = "\n".join(f"core.run -> core.step{i}" for i in range(4))
     assert not hits("IL401", PROSE * 5 + fence(edges) + PROSE * 5)
+
+
+def test_graph_explorer_neighbour_lines_fire() -> None:
+    rows = [
+        f"  {'-->' if i % 2 else '<--'} Node{i} [uses] [INFERRED] pkg/mod{i % 4}.py:L{20 + i}"
+        for i in range(18)
+    ]
+    found = hits("IL401", intro("Node: Pool") + fence("\n".join(rows)))
+    assert len(found) == 1
+
+
+def test_arrowless_edge_list_fires() -> None:
+    rows = [f"pkg/mod{i}.py pkg.dep{i % 5}" for i in range(20)]
+    rows += [f"pkg.a.f{i} pkg.b.g{i} {{'line': {i}}}" for i in range(5)]
+    found = hits("IL401", intro() + fence("\n".join(rows)))
+    assert len(found) == 1
+    assert "without arrows" in found[0].message
+
+
+def test_edge_line_with_a_location_tail() -> None:
+    assert edge_line("  --> Retry [uses] [INFERRED] poolmanager.py:L218")
+    assert edge_line("  <-- __init__.py [imports] [EXTRACTED] __init__.py:L20")
+    assert not edge_line("  --> Retry [uses]")
+
+
+def test_two_column_version_table_passes() -> None:
+    rows = "\n".join(f"lib{i} 1.{i}.0" for i in range(20))
+    words = "\n".join(f"Alpha{i} beta" for i in range(20))
+    assert not hits("IL401", PROSE + fence(rows) + fence(words) + PROSE)

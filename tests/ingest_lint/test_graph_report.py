@@ -43,3 +43,20 @@ def test_retrospective_with_numbered_lists_passes() -> None:
         f"{i}. The team shipped milestone {i} with {i + 3} contributors." for i in range(1, 15)
     )
     assert not hits("IL403", PROSE + items + "\n" + PROSE)
+
+
+def test_short_hub_ranking_with_a_sentence_fires() -> None:
+    ranking = "\n".join(f"  {i}. Handler{i}Factory - {60 - 3 * i} edges" for i in range(1, 11))
+    found = hits("IL403", "Hubs, for orientation.\n\nGod nodes (most connected):\n" + ranking)
+    assert len(found) == 1
+
+
+def test_reverse_call_index_bullets_are_report_lines() -> None:
+    assert report_line("- `pkg.sessions.Session.request` (line 500)")
+    assert report_line("- `pkg.adapters.send` (adapters.py:634)")
+    assert not report_line("- Upgrade the cluster (step 3)")
+
+
+def test_top_three_in_a_retro_passes() -> None:
+    ranking = "\n".join(f"{i}. `Module{i}` - {30 - i} edges" for i in range(1, 4))
+    assert not hits("IL403", PROSE + ranking + "\n" + PROSE)

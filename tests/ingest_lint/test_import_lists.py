@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from mishkan_core.ingest_lint._detectors.import_lists import dependency_lists
+from mishkan_core.ingest_lint._detectors.import_lists import dependency_lists, list_line
 from tests.ingest_lint.helpers import PROSE, fence, hits, intro
 
 MODULES = [f"app.{name}" for name in ("api", "models", "views", "store", "cli", "auth")]
@@ -59,3 +59,38 @@ def test_directory_layout_and_short_requirements_pass() -> None:
     layout = "src/\n  api/\n  models/\n  views/\ntests/\n  unit/\n  e2e/\n"
     requirements = "\n".join(f"lib{i}==1.{i}" for i in range(8))
     assert not hits("IL402", PROSE + fence(layout) + fence(requirements, "text") + PROSE)
+
+
+MODS = [f"app/{name}.py" for name in ("api", "auth", "cli", "db", "jobs", "mail", "models")]
+MODS += [f"app/{name}.py" for name in ("search", "store", "sync", "views", "util", "web", "x")]
+
+
+def test_one_line_per_module_fires() -> None:
+    rows = "\n".join(f"- {m}: os, re, app.db, app.models.user" for m in MODS)
+    found = hits("IL402", intro("For context, the import lists:") + rows + "\n")
+    assert len(found) == 1
+    assert "per-module" in found[0].message
+
+
+def test_one_line_per_module_as_table_or_arrows_fires() -> None:
+    table = "| module | imports |\n|---|---|\n" + "\n".join(f"| {m} | os, app.db |" for m in MODS)
+    arrows = "\n".join(f"{m} -> ., ../util, .models" for m in MODS)
+    assert hits("IL402", intro() + table + "\n")
+    assert hits("IL402", intro() + fence(arrows))
+
+
+def test_list_line_shapes() -> None:
+    assert list_line("- json/decoder.py: re, json, _json")
+    assert list_line("pkg/cache.py: gc hashlib logging os")
+    assert list_line("| pkg/algorithms/a.py | itertools, pkg.utils |")
+    assert list_line("- `github.com/a/b/dce.go` \u2192 fmt")
+    assert list_line("pkg.pool.Pool.__init__ (line 82) calls: a, b.c, d()")
+    assert not list_line("lib/fs.js: fix the bug in the reader")
+    assert not list_line("- **fs**: fix readFile")
+    assert not list_line("- Platforms: Linux, macOS, Windows")
+    assert not list_line("config.yaml: required")
+
+
+def test_changelog_of_file_changes_passes() -> None:
+    rows = "\n".join(f"- {m}: clarify the behaviour of the option when it is missing" for m in MODS)
+    assert not hits("IL402", PROSE + rows + "\n" + PROSE)

@@ -87,6 +87,14 @@ def test_adversarial_lines_stay_fast() -> None:
         "1. " + "a " * 50_000 + "- 12 edges",
         "`a.b` (x.py:1) calls " * 5_000,
         "\t" * 100_000,
+        "a.b: " + "x " * 100_000 + "=",
+        "- a/b.py: " + "x.y, " * 50_000 + "=",
+        "a.b " + "c." * 100_000,
+        "| a.py | " + "1" * 100_000,
+        "Name(" + "x=Name(" * 30_000,
+        "<Name: " + "x@1,2 " * 30_000,
+        "  --> X [uses] " + "a.py:L1 " * 30_000,
+        "x line " + "1" * 100_000 + " " * 10,
     ]
     for line in hostile:
         text = "---\nmishkan: ingest\n---\n```\n" + "\n".join([line] * 5) + "\n```\n"

@@ -49,3 +49,23 @@ def test_a_few_references_in_prose_pass() -> None:
         + PROSE
     )
     assert not hits("IL303", body)
+
+
+def test_table_with_the_line_in_its_own_column_fires() -> None:
+    rows = ["| symbol | kind | file | line |", "| --- | --- | --- | --- |"]
+    rows += [f"| `Pool.method_{i}` | method | pkg/pool.py | {40 + 9 * i} |" for i in range(20)]
+    assert hits("IL303", intro() + "\n".join(rows) + "\n")
+
+
+def test_bullets_with_comma_line_n_fire() -> None:
+    rows = []
+    for i in range(8):
+        rows.append(f"- Class{i} (Class) \u2014 pkg/graph{i}.py, line {10 + 30 * i}")
+        rows.append(f"  - Class{i}.run \u2014 line {15 + 30 * i}")
+    assert hits("IL303", intro() + "\n".join(rows) + "\n")
+
+
+def test_table_of_options_with_numbers_passes() -> None:
+    rows = ["| option | default | notes |", "| --- | --- | --- |"]
+    rows += [f"| `retries_{i}` | {i} | how many times to retry the call |" for i in range(20)]
+    assert not hits("IL303", PROSE + "\n".join(rows) + "\n" + PROSE)

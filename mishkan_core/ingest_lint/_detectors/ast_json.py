@@ -29,6 +29,9 @@ POSITION_KEYS = frozenset((
     "end_byte", "startIndex", "endIndex", "src",
 ))
 # fmt: on
+# a positioned node takes a dozen pretty-printed lines ("loc", "start", "end"): 300 lines
+# of ESTree with locations hold fewer than 20 nodes
+MIN_NODES = 12
 _CAMEL = re.compile(r"[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)*\Z")
 _SNAKE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+\Z")
 
@@ -77,5 +80,11 @@ def _measure(block: Block) -> Measure | None:
 @register("IL203", "ast-json", PARSE_TREE, "AST serialised as JSON (ESTree, Babel)")
 def check(doc: Document) -> Iterator[Hit]:
     yield from scan(
-        doc, _measure, 20, 0.0, what="parse tree", noun="typed AST nodes in JSON", records=True
+        doc,
+        _measure,
+        MIN_NODES,
+        0.0,
+        what="parse tree",
+        noun="typed AST nodes in JSON",
+        records=True,
     )

@@ -31,6 +31,10 @@ _CLANG_LINE = re.compile(r"^[ |`]*[|`]-[A-Z]\w*(?: 0x[0-9a-f]+| <)", re.MULTILIN
 _GO_AST_LINE = re.compile(
     r"^[ \t]*\d+[ \t]+(?:\.[ \t]+)*(?:[A-Z]\w*:[ \t].*|\}|\d+: .*)$", re.MULTILINE
 )
+# a node constructor in a compact dump: "Name(id=", "arguments(posonlyargs=", "Load()"
+_NODE_CALL = re.compile(r"\b[A-Za-z_]\w*\((?:[a-z_]\w*=|\))")
+# a parso/jedi node repr: "<Name: foo@12,4>", "<ImportFrom: from a import b@3,0>"
+_POSITIONED_REPR = re.compile(r"<[A-Z]\w*: [^<>\n]*@\d+,\d+>")
 _MAX_PARSE = 16_384  # larger blocks are judged on line shape alone
 
 
@@ -110,6 +114,40 @@ def _measure(block: Block) -> Measure | None:
     return Measure(count, first, "node constructors with keyword fields")
 
 
+def _measure_compact(block: Block) -> Measure | None:
+    """Compact dumps, judged by node count: a few very long lines (one statement or
+    one whole function per line) hold hundreds of nodes."""
+    opens = block.count("(")
+    if opens < 20 or block.count("=") + block.count("@") < 10:
+        return None
+    # long lines, a paren every few words: prose with parentheses has one in fifty
+    if len(block.text) < 60 * block.nonblank or opens < 0.15 * block.count(" "):
+        return None
+    dense = [
+        i
+        for i, line in enumerate(block.lines)
+        if (_dense(line) and len(_NODE_CALL.findall(line)) >= 3)
+        or len(_POSITIONED_REPR.findall(line)) >= 2
+    ]
+    if not dense:
+        return None
+    dense_chars = sum(len(block.lines[i]) for i in dense)
+    if dense_chars < 0.8 * len(block.text):
+        return None
+    text = block.text
+    nodes = len(_NODE_CALL.findall(text)) + len(_POSITIONED_REPR.findall(text))
+    return Measure(nodes, dense[:1], f"{len(dense)} compact lines")
+
+
 @register("IL202", "ast-repr", PARSE_TREE, "printed AST node tree (ast.dump, LibCST, clang)")
 def check(doc: Document) -> Iterator[Hit]:
     yield from scan(doc, _measure, 20, 0.7, what="parse tree", noun="lines of a printed node tree")
+    yield from scan(
+        doc,
+        _measure_compact,
+        25,
+        0.0,
+        what="parse tree",
+        noun="node constructors in a compact dump",
+        records=True,
+    )

@@ -1,4 +1,8 @@
-"""IL502: documents that are mostly source code, fenced or not."""
+"""IL502: documents that are mostly source code, fenced or not.
+
+At least MIN_SHARE of the content is code (data fences count half, frames of a
+stack trace not at all); unless the code is overwhelming (CLEAR_SHARE), most of
+it must come in pasted-size pieces, not as many short examples between paragraphs."""
 
 from __future__ import annotations
 
@@ -17,6 +21,11 @@ from mishkan_core.ingest_lint._shape import (
 
 MIN_CODE_LINES = 40
 MIN_SHARE = 0.6
+#: above this share a document is source whatever the size of its pieces
+CLEAR_SHARE = 0.85
+#: below it, this share of the code must sit in blocks of at least PASTE_LINES code lines
+PASTED_SHARE = 0.5
+PASTE_LINES = 15
 
 
 @register("IL502", "bulk-source", BULK_SOURCE, "mostly source code (a pasted file or files)")
@@ -29,7 +38,15 @@ def check(doc: Document) -> Iterator[Hit]:
     for block in blocks:
         if block.fenced and (block.lang in CODE_LANGS or block.lang in DATA_LANGS):
             estimate += block.nonblank
-        elif sum(block.count(ch) for ch in "(={};:") >= 0.5 * block.nonblank:
+        elif block.fenced or (  # Ruby or shell in a fence has few of these
+            block.count("(")
+            + block.count("=")
+            + block.count("{")
+            + block.count("}")
+            + block.count(";")
+            + block.count(":")
+            >= 0.5 * block.nonblank
+        ):
             estimate += sample_share(block, is_code_line) * block.nonblank
     if estimate < 0.4 * content:
         return
@@ -38,6 +55,8 @@ def check(doc: Document) -> Iterator[Hit]:
     prose = 0.0
     for block in sorted(blocks, key=lambda b: not (b.fenced and b.lang)):
         count = code_line_count(block, budget - prose)
+        if block.fenced and block.lang in DATA_LANGS:
+            count //= 2  # a config example or a sample payload is data, not source
         prose += block.nonblank - count
         if prose > budget:
             return
@@ -46,6 +65,12 @@ def check(doc: Document) -> Iterator[Hit]:
     code = sum(count for count, _ in counts)
     if code < MIN_CODE_LINES or code < MIN_SHARE * content:
         return
+    if code < CLEAR_SHARE * content:
+        # Between the two shares, the code must come in pieces a file is pasted in: many
+        # short snippets between paragraphs are the examples of a document about them.
+        pasted = sum(count for count, _ in counts if count >= PASTE_LINES)
+        if pasted < PASTED_SHARE * code:
+            return
     coded = [(count, block) for count, block in counts if count]
     largest_count, largest = max(coded, key=lambda item: item[0])
     first = coded[0][1]

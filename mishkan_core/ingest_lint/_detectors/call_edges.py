@@ -1,4 +1,6 @@
-"""IL401: runs of ``a.b -> c.d`` call or dependency edges."""
+"""IL401: runs of ``a.b -> c.d`` call or dependency edges, the neighbour lines of a
+graph explorer (``--> Retry [uses] pool.py:L218``), and arrowless edge lists
+(``pkg/a.py pkg.b``, as ``networkx.write_edgelist`` prints them)."""
 
 from __future__ import annotations
 
@@ -8,7 +10,12 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, matching_lines, sample_share
+from mishkan_core.ingest_lint._shape import (
+    block_sample,
+    count_lines,
+    matching_lines,
+    sample_share,
+)
 
 # arrows between endpoints: ->, -->, =>, →, <-, <--, --label-->, -[label]->
 _ARROW = re.compile(
@@ -21,7 +28,16 @@ _SIMPLE_EDGE = re.compile(rf"^[ \t]*{_QUALIFIED}[ \t]*->[ \t]*{_QUALIFIED}[ \t]*
 _ARROW_HINT = re.compile(r"->|=>|<-|\u2192|\u27f6|\u21d2")
 _BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?")
 # trailing annotations an edge line may carry: [calls], (file.py:12), ;, {attrs}, # comment
-_ANNOTATION = re.compile(r"(?:\s*(?:\[[^\]]*\]|\([^)]*\)|\{[^}]*\}|;|,|#.*|//.*))+\s*$")
+_ANNOTATION = re.compile(
+    r"(?:\s*(?:\[[^\]]*\]|\([^)]*\)|\{[^}]*\}|;|,|#.*|//.*)|\s+[\w./@-]*\.\w{1,8}:L?\d+)+\s*$"
+)
+_LOCATED = re.compile(r"\.\w{1,8}:L?\d")
+# two code-shaped tokens and nothing else (an optional {data} dict): an edge list without arrows
+_QTOKEN = r"[A-Za-z_$@~.][\w$@~\-]*(?:(?:[./:#]|::)[\w$\-]+)+"
+_PAIR = re.compile(
+    rf"^[ \t]*{_QTOKEN}[ \t]+(?:{_QTOKEN}|[A-Za-z_$][\w$]*)[ \t]*(?:\{{[^\n]*\}})?[ \t]*$",
+    re.MULTILINE,
+)
 _ENDPOINT = re.compile(r"^[`\"']?[\w$@~./:#<>\[\]-]*[\w$)>\]](?:\(\))?[`\"']?(?:\(\))?$")
 _CODEY = re.compile(r"[._/:#]|\(\)|[a-z][A-Z]")
 
@@ -42,10 +58,13 @@ def edge_line(line: str) -> bool:
     parts = _ARROW.split(body)
     if len(parts) < 2:
         return False
-    parts[-1] = _ANNOTATION.sub("", parts[-1])
+    tail = _ANNOTATION.search(parts[-1])
+    codey = 0
+    if tail is not None:
+        codey += _LOCATED.search(tail.group()) is not None  # "--> Retry [uses] retry.py:L43"
+        parts[-1] = parts[-1][: tail.start()]
     if parts[0].strip() == "" and len(parts) == 2:
         parts = parts[1:]  # "-> dep" under a module heading
-    codey = 0
     for part in parts:
         token = part.strip()
         if not token or not _ENDPOINT.match(token):
@@ -54,12 +73,25 @@ def edge_line(line: str) -> bool:
     return codey >= 1
 
 
+def _pairs(block: Block) -> Measure | None:
+    # an edge per line has one gap between its endpoints; running text has ten
+    if block.count(" ") > 4 * block.nonblank + block.count("  "):
+        return None
+    picked = block_sample(block)
+    # the list is uniform: one of its first lines (after a heading, say) is an edge
+    if not any(_PAIR.match(line) for line in picked[:6]):
+        return None
+    if sum(1 for line in picked if _PAIR.match(line)) < 0.6 * len(picked):
+        return None
+    return Measure(*count_lines(block, _PAIR), "without arrows")
+
+
 def _measure(block: Block) -> Measure | None:
     if (
         block.count(">") + block.count("<") < max(3, 0.2 * block.nonblank)
         and "\u2192" not in block.text
     ):
-        return None
+        return _pairs(block)
     arrows = block.count("->") + block.count("=>") + block.count("<-") + block.count("\u2192")
     if arrows < max(3, 0.2 * block.nonblank):
         return None

@@ -13,6 +13,8 @@ from mishkan_core.ingest_lint._shape import is_code_line
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 _FILE_HEADER = re.compile(r"^\+\+\+ ", re.MULTILINE)
 MIN_CHANGED = 60
+MIN_CHANGED_IN_LARGE_HUNKS = 25
+MIN_HUNK_LINES = 80
 
 
 @register("IL501", "code-diff", BULK_SOURCE, "large code diff")
@@ -33,10 +35,15 @@ def check(doc: Document) -> Iterator[Hit]:
             for i, line in enumerate(block.lines)
             if line[:1] in "+-" and not line.startswith(("+++ ", "--- "))
         ]
+        # a smaller change still counts when its hunks, context and all, are a pasted file
+        judged = changed
         if len(changed) < MIN_CHANGED:
-            continue
-        code = sum(1 for i in changed if is_code_line(block.lines[i][1:]))
-        if code < 0.4 * len(changed):
+            # a smaller change still counts when its hunks, context and all, are a pasted file
+            judged = [i for i, line in enumerate(block.lines) if line[:1] in " +-"]
+            if len(changed) < MIN_CHANGED_IN_LARGE_HUNKS or len(judged) < MIN_HUNK_LINES:
+                continue
+        code = sum(1 for i in judged if is_code_line(block.lines[i][1:]))
+        if code < 0.4 * len(judged):
             continue
         if doc.share(block.nonblank) < 0.4 and len(changed) < 150:
             continue

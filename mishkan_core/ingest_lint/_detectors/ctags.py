@@ -31,6 +31,8 @@ def _measure(block: Block) -> Measure | None:
         return Measure(*count_lines(block, _ETAG), "etags")
     if block.count("\t") >= 8 and sample_share(block, _TAGS.match) >= 0.3:
         return Measure(*count_lines(block, _TAGS), "ctags")
+    if "  " not in block.text:  # -x output is aligned in columns
+        return None
     picked = block_sample(block)
     aligned = sum(1 for line in picked if "  " in line.strip()) >= 0.5 * len(picked)
     if aligned and sample_share(block, _XREF.match) >= 0.3:

@@ -25,12 +25,15 @@ _RANKING = re.compile(
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+MIN_RANKINGS = 8
+RANKING_SHARE = 0.4
 _MEMBERS = re.compile(r"^\s*[\w \-]{0,30}(?:\(\d+\))?:\s*(?P<items>(?:[^,\s]+,\s*){3,}[^,\s]+)")
 _METRIC = re.compile(r"^\s*[A-Z][\w ]{1,24}:\s*-?\d+(?:\.\d+)?%?\s*$")
 _RELATION = re.compile(r"--[\w.:-]+-->|-\[[\w:]+\]->")
 _REF_BULLET = re.compile(
     r"^\s*[-*+]\s+(?:\[(?P<link>[^\]\s]+)\]\([^)\s]+\)|`?(?P<ref>[^\s`]+)`?)"
-    r"(?:\s+(?:`[A-Z_]+`|\[[A-Z_]+\]|[-\u2013\u2014]\s*\d+\s+\w+))?\s*$"
+    r"(?:\s+(?:`[A-Z_]+`|\[[A-Z_]+\]|[-\u2013\u2014]\s*\d+\s+\w+"
+    r"|\((?:line\s+|L)?\d+\)|\([\w./@-]+\.\w{1,8}:L?\d+\)))?\s*$"
 )
 
 
@@ -71,7 +74,7 @@ def _plain_symbol(item: str) -> bool:
 def check(doc: Document) -> Iterator[Hit]:
     blocks = doc.unclaimed()
     content = sum(block.nonblank for block in blocks)
-    if content < 20:
+    if content < MIN_RANKINGS:
         return
     picked: list[str] = []
     for block in blocks:
@@ -89,7 +92,10 @@ def check(doc: Document) -> Iterator[Hit]:
             if line.strip() and report_line(line):
                 hits.append((block.start + i, line))
     rankings = sum(1 for _, line in hits if _RANKING.match(line))
-    if len(hits) < 20 or len(hits) < 0.35 * content or rankings + len(hits) // 4 < 8:
+    report = len(hits) >= 20 and len(hits) >= 0.35 * content and rankings + len(hits) // 4 >= 8
+    # a short hub ranking ("god nodes", top 10) with a sentence or two around it
+    ranking = rankings >= MIN_RANKINGS and rankings >= RANKING_SHARE * content
+    if not (report or ranking):
         return
     first = hits[0][0]
     last = hits[-1][0]

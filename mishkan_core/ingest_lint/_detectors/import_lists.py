@@ -1,5 +1,6 @@
 """IL402: import or dependency lists per module (text, YAML or JSON), dependency
-trees, and runs of import statements."""
+trees, runs of import statements, and one-line-per-module listings
+(``pkg/mod.py: dep, dep``, ``mod -> a, b``, ``| mod | a, b |``)."""
 
 from __future__ import annotations
 
@@ -30,6 +31,46 @@ _DEP_TREE = re.compile(
     r"[@\w.:/-]+(?:@|[ \t]v?|:)\d[\w.\-+]*",
     re.MULTILINE,
 )
+# One module per line with the modules it imports, uses or calls:
+#   "- pkg/mod.py: dep, dep.sub, dep"   "pkg.mod -> a, b, c"   "| pkg/mod.py | a, b |"
+#   "pkg/mod.py: os re sys"   "pkg.mod.func (line 12) calls: a, b.c, d()"
+# The key is path- or dotted-shaped; the items are single code-shaped tokens.
+_KEY = r"`?[@~.]{0,2}[\w$][\w$\-@]*(?:[./:]{1,2}[\w$\-@]+)+(?:\(\))?`?"
+_ENTRY = r"`?(?:(?:\.{1,2}/)*[@~.]{0,3}[\w$][\w$.\-/@:]*(?:\(\))?|(?:\.{1,2}/)+|\.{1,3})`?"
+_LIST_LINE = re.compile(
+    rf"^[ \t]*(?:[-*+][ \t]+|\|[ \t]*)?{_KEY}(?:[ \t]+\([^()\n]{{0,40}}\))?"
+    r"(?:[ \t]+[a-z]+(?:[ \t][a-z]+)?)?[ \t]*(?P<sep>:|->|=>|\u2192|\|)[ \t]*"
+    rf"(?P<items>{_ENTRY}(?:[ \t]*,[ \t]*{_ENTRY})+|{_ENTRY}(?:[ \t]+{_ENTRY}){{2,}}|{_ENTRY})"
+    r"[ \t]*,?[ \t]*\|?[ \t]*$",
+    re.MULTILINE,
+)
+# words that make a whitespace-separated "list" a sentence ("lib/a.js: fix the bug")
+# fmt: off
+_STOPWORDS = frozenset((
+    "a", "an", "the", "of", "to", "in", "for", "and", "or", "with", "on", "is", "are", "be",
+    "was", "when", "that", "this", "it", "not", "by", "at", "as", "if", "no", "now", "all",
+))
+# fmt: on
+
+
+def list_line(line: str) -> bool:
+    """A module followed by the modules it depends on, on one line."""
+    match = _LIST_LINE.match(line)
+    if match is None:
+        return False
+    items = match.group("items")
+    if "," in items:
+        return True
+    words = items.split()
+    if len(words) == 1:  # "mod -> dep" is an edge; "mod: dep" needs a code-shaped dependency
+        if match.group("sep") not in (":", "|"):
+            return True
+        return any(ch in words[0] for ch in "./_:") and not words[0].endswith(":")
+    if any(word.lower() in _STOPWORDS for word in words):
+        return False
+    return len(words) >= 4 or any(ch in items for ch in "._/:")
+
+
 # keys of an adjacency list: module -> its imports / dependencies / callers
 # fmt: off
 DEPENDENCY_KEYS = frozenset((
@@ -125,7 +166,7 @@ def _measure_text(block: Block) -> Measure | None:
         return None
     picked = block_sample(block)
     items = trees = imports = 0
-    for line in picked:  # one pass over the sample for the three text shapes
+    for line in picked:  # one pass over the sample for the text shapes
         head = line[:1]
         if head in " \t":
             if _ITEM.match(line):
@@ -148,9 +189,34 @@ def _measure_text(block: Block) -> Measure | None:
     return None
 
 
+def _measure_lists(block: Block) -> Measure | None:
+    # every such line has a separator after its module (":", "->", "|", "\u2192") and a module
+    # or file name with a "." or a "/" in it
+    least = 0.6 * block.nonblank
+    if block.nonblank < 5:
+        return None
+    if block.count(":") + block.count(">") + block.count("|") < least and (
+        block.count("\u2192") < least
+    ):
+        return None
+    if block.count(".") + block.count("/") < least:
+        return None
+    picked = block_sample(block)
+    # the listing is uniform: one of its first lines (after a heading, say) is an entry
+    if not any(list_line(line) for line in picked[:6]):
+        return None
+    if sum(1 for line in picked if list_line(line)) < 0.4 * len(picked):
+        return None
+    found = [i for i, line in enumerate(block.lines) if line.strip() and list_line(line)]
+    return Measure(len(found), found, "one line per module")
+
+
 @register("IL402", "import-lists", CALL_GRAPH, "import or dependency lists per module")
 def check(doc: Document) -> Iterator[Hit]:
     yield from scan(
         doc, _measure_data, 25, 0.0, what="call graph", noun="dependency entries", records=True
     )
     yield from scan(doc, _measure_text, 25, 0.6, what="call graph", noun="dependency lines")
+    yield from scan(
+        doc, _measure_lists, 12, 0.6, what="call graph", noun="per-module dependency lines"
+    )

@@ -12,11 +12,17 @@ from mishkan_core.ingest_lint._shape import DIAGNOSTIC, locate, location_lines
 
 _WORDY = 14  # a row with more words than this is a sentence that cites code, not a row
 _NAME = re.compile(r"[A-Za-z_$][\w$]{2,}")
+_LINE_NUMBER = re.compile(r" line \d")
 
 
 def _measure(block: Block) -> Measure | None:
-    # every location shape has a ":" (a.py:12), "#" (a.py#L12), "=" (loc=L12) or " L"/" line"
-    if block.count(":") + block.count("#") + block.count("=") < 4 and " L" not in block.text:
+    # every location shape has a ":" (a.py:12), "#" (a.py#L12), "=" (loc=L12), "|" (a table
+    # cell "| a.py | 12 |"), " L" or " line"
+    if (
+        block.count(":") + block.count("#") + block.count("=") + block.count("|") < 4
+        and " L" not in block.text
+        and _LINE_NUMBER.search(block.text) is None
+    ):
         return None
     candidates = location_lines(block)
     if len(candidates) < 4:
