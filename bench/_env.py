@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import hashlib
 import os
 import platform
 import re
@@ -236,6 +237,33 @@ def git_head(path: Path) -> str:
         )
     except (OSError, subprocess.SubprocessError):
         return ""
+
+
+def hook_provenance(path: Path) -> dict[str, Any]:
+    """Which hook was measured: sha256, last commit, and whether the file differs from it."""
+    data = path.read_bytes()
+    dirty: bool | None = None
+    try:
+        dirty = (
+            subprocess.run(
+                ["git", "diff", "--quiet", "HEAD", "--", path.name],
+                cwd=str(path.parent),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=10,
+                check=False,
+            ).returncode
+            != 0
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return {
+        "path": str(path),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "bytes": len(data),
+        "commit": git_head(path),
+        "uncommitted_changes": dirty,
+    }
 
 
 def machine(interpreters: list[Interpreter]) -> dict[str, Any]:

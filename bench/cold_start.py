@@ -382,10 +382,12 @@ def main(argv: list[str] | None = None) -> int:
     prefill: str | None = None
     started = time.time()
     peer_dir = Path(args.peer_dir).resolve() if args.peer_dir else None
+    provenance: dict[str, Any] = {}
     try:
         base.mkdir(parents=True, exist_ok=True)
         hooks_dir = base / "payload" / "mishkan" / "hooks"
         hooks_dir.mkdir(parents=True, exist_ok=True)
+        provenance.update(_env.hook_provenance(hook))  # what is measured: the file as copied
         shutil.copy2(hook, hooks_dir / "graphify_nudge.py")
         io_dir = base / "io"
         io_dir.mkdir(exist_ok=True)
@@ -439,8 +441,7 @@ def main(argv: list[str] | None = None) -> int:
     settings = {
         "calls": calls,
         "warmup": WARMUP_CALLS,
-        "hook": str(hook),
-        "hook_commit": _env.git_head(hook),
+        "hook": provenance,
         "import_registration": f"python -I -S -c '{IMPORT_SNIPPET}' <hooks dir>",
         "script_registration": "python -I -S <hooks dir>/graphify_nudge.py",
         "bare": "python -I -S -c pass",
