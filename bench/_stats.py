@@ -222,8 +222,8 @@ def markdown(doc: dict[str, Any]) -> str:
     pythons = doc["machine"]["pythons"]
     out = [
         "| Python | bare p50 / p95 | hook p95 ratio: median / worst (scenario)"
-        " | script-path registration p95 ratio, median | naive hook | graphify hook-guard"
-        " read / search |",
+        " | script-path registration p95 ratio, median | naive hook (read_fresh)"
+        " | graphify hook-guard read (read_fresh) / search (grep_stale) |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for py, scen in results.items():
