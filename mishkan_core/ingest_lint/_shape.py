@@ -32,11 +32,15 @@ DIAGNOSTIC = re.compile(
     r"|\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
 )
 
-# A frame of a native or managed stack trace (valgrind, gdb, lldb, sanitizers, the JVM,
-# Node, Python): tool output quoted in a postmortem, not source code.
-FRAME = re.compile(
-    r"^\s*(?:at\s|File\s\"|#\d+\s+0x|Caused by|Traceback)|\b(?:at|by|in)\s+0x[0-9A-Fa-f]{4,}"
-)
+# A frame of a native stack trace (valgrind, gdb, lldb, sanitizers): tool output quoted
+# in a postmortem, not source code.
+_FRAME = re.compile(r"(?:\b(?:at|by|in)|#\d+)\s+0x[0-9A-Fa-f]{4,}")
+
+
+def is_frame(line: str) -> bool:
+    """A frame of a native stack trace: "at 0x12F2279: f (in node)", "#3  0x7f.. in g ()"."""
+    return "0x" in line and _FRAME.search(line) is not None
+
 
 # Programming languages whose fenced blocks count as code line for line. Shell
 # and console blocks are not here: CLI commands are accepted content, so their
@@ -172,6 +176,23 @@ def sample_share(block: Block, test: Callable[[str], object]) -> float:
     return sum(1 for line in picked if test(line)) / len(picked)
 
 
+def sample_reaches(block: Block, test: Callable[[str], object], share: float) -> bool:
+    """``sample_share(block, test) >= share``, stopping as soon as the answer is known."""
+    picked = block_sample(block)
+    n = len(picked)
+    if not n:
+        return share <= 0.0
+    found = 0
+    for done, line in enumerate(picked):
+        if found / n >= share:
+            return True
+        if (found + n - done) / n < share:
+            return False
+        if test(line):
+            found += 1
+    return found / n >= share
+
+
 def count_lines(block: Block, pattern: re.Pattern[str]) -> tuple[int, list[int]]:
     """(lines ``pattern`` matches, [index of the first]) in one C-level scan. The
     pattern must be line-anchored (MULTILINE ``^``) and unable to span lines, so
@@ -284,7 +305,7 @@ def _code_line_count(block: Block, budget: float) -> tuple[int, bool]:
         return block.nonblank, True
     if block.fenced:
         # An unlabelled fence that is mostly code is a listing: comments in it are code too.
-        shaped = sum(1 for line in block.lines if is_code_line(line) and not FRAME.search(line))
+        shaped = sum(1 for line in block.lines if is_code_line(line) and not is_frame(line))
         if shaped >= 0.6 * block.nonblank:
             return block.nonblank, True
         # comment lines say nothing either way: judge the rest

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from typing import Any, Optional
 
 from mishkan_core.ingest_lint._model import Block
-from mishkan_core.ingest_lint._shape import sample_share
+from mishkan_core.ingest_lint._shape import sample_reaches
 
 _DECODER = json.JSONDecoder()
 # a JSON string (complete, on one line) or a bracket
@@ -301,7 +301,7 @@ def load_yaml(block: Block) -> Any:
         return block.cache["yaml"]
     value: Any = None
     nonblank: list[str] = []
-    if block.nonblank >= 8 and sample_share(block, _YAMLISH_LINE.match) >= 0.7:
+    if block.nonblank >= 8 and sample_reaches(block, _YAMLISH_LINE.match, 0.7):
         nonblank = [
             line for line in block.lines if line.strip() and not line.lstrip().startswith("#")
         ]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import PARSE_TREE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, matching_lines, sample_share
+from mishkan_core.ingest_lint._shape import count_lines, matching_lines, sample_reaches
 
 # One line of an indented repr: "key=Node(", "field: Node {", "'value',", "),", "None", ...
 _REPR_LINE = re.compile(
@@ -90,17 +90,17 @@ def _measure(block: Block) -> Measure | None:
     clang = (
         block.count("|") + block.count("`") >= 10 and block.count("|-") + block.count("`-") >= 10
     )
-    if clang and sample_share(block, _CLANG_LINE.match) >= 0.4:
+    if clang and sample_reaches(block, _CLANG_LINE.match, 0.4):
         return Measure(*count_lines(block, _CLANG_LINE), "clang -ast-dump")
     go = block.count(":") >= 0.3 * block.nonblank and block.count("{") + block.count("}") >= 5
-    if go and sample_share(block, _GO_AST_LINE.match) >= 0.4:
+    if go and sample_reaches(block, _GO_AST_LINE.match, 0.4):
         return Measure(*count_lines(block, _GO_AST_LINE), "go/ast Print")
     if block.count('"') >= 1.5 * block.nonblank:
         return None  # JSON: its trees are IL203's
     least = max(20, 0.2 * block.nonblank)
     if block.count("(") + block.count("{") < least or block.count("=") + block.count(":") < least:
         return None
-    if sample_share(block, _repr_line) < 0.4:
+    if not sample_reaches(block, _repr_line, 0.4):
         return None
     count, first = count_lines(block, _REPR_LINE)
     if count < 0.7 * block.nonblank:  # compact dumps: one long constructor call per line

@@ -34,11 +34,15 @@ def check(doc: Document) -> Iterator[Hit]:
     content = sum(block.nonblank for block in blocks)
     if content < MIN_CODE_LINES:
         return
+    # A cheap estimate first: whole code fences, plus a sampled share of the blocks
+    # that could hold code; sampling stops as soon as the answer is known.
+    need = 0.4 * content
     estimate = 0.0
+    candidates: list[Block] = []
     for block in blocks:
         if block.fenced and (block.lang in CODE_LANGS or block.lang in DATA_LANGS):
             estimate += block.nonblank
-        elif block.fenced or (  # Ruby or shell in a fence has few of these
+        elif (block.fenced and not block.lang and block.nonblank >= 20) or (  # Ruby has few
             block.count("(")
             + block.count("=")
             + block.count("{")
@@ -47,8 +51,15 @@ def check(doc: Document) -> Iterator[Hit]:
             + block.count(":")
             >= 0.5 * block.nonblank
         ):
-            estimate += sample_share(block, is_code_line) * block.nonblank
-    if estimate < 0.4 * content:
+            candidates.append(block)
+    reachable = estimate + sum(block.nonblank for block in candidates)
+    for block in candidates:
+        if estimate >= need or reachable < need:
+            break
+        share = sample_share(block, is_code_line) * block.nonblank
+        estimate += share
+        reachable -= block.nonblank - share
+    if estimate < need:
         return
     budget = (1 - MIN_SHARE) * content  # more prose lines than this and the answer is no
     counts: list[tuple[int, Block]] = []

@@ -11,10 +11,11 @@ from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
 from mishkan_core.ingest_lint._shape import (
+    CODE_LANGS,
     block_sample,
     count_lines,
     matching_lines,
-    sample_share,
+    sample_reaches,
 )
 
 # arrows between endpoints: ->, -->, =>, →, <-, <--, --label-->, -[label]->
@@ -74,13 +75,17 @@ def edge_line(line: str) -> bool:
 
 
 def _pairs(block: Block) -> Measure | None:
-    # an edge per line has one gap between its endpoints; running text has ten
-    if block.count(" ") > 4 * block.nonblank + block.count("  "):
+    if block.fenced and block.lang in CODE_LANGS:
+        return None  # an edge list is not written in a programming language
+    if block.nonblank < 5 or len(block.text) > 120 * block.nonblank:
+        return None  # an edge is a short line; these are paragraphs
+    # the list is uniform: one of its first lines (after a heading, say) is an edge
+    for line in block.lines[:10]:
+        if _PAIR.match(line):
+            break
+    else:
         return None
     picked = block_sample(block)
-    # the list is uniform: one of its first lines (after a heading, say) is an edge
-    if not any(_PAIR.match(line) for line in picked[:6]):
-        return None
     if sum(1 for line in picked if _PAIR.match(line)) < 0.6 * len(picked):
         return None
     return Measure(*count_lines(block, _PAIR), "without arrows")
@@ -95,7 +100,7 @@ def _measure(block: Block) -> Measure | None:
     arrows = block.count("->") + block.count("=>") + block.count("<-") + block.count("\u2192")
     if arrows < max(3, 0.2 * block.nonblank):
         return None
-    if sample_share(block, edge_line) < 0.2:
+    if not sample_reaches(block, edge_line, 0.2):
         return None
     simple, first = count_lines(block, _SIMPLE_EDGE)
     if simple >= 0.9 * block.nonblank:  # a plain edge list: no need to look line by line

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import GRAPH_DUMP, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_share
+from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
 
 # A statement that writes or matches a node or relationship with literal property
 # values: the shape of an export, not of a query or a schema (CREATE NODE TABLE ...).
@@ -27,7 +27,7 @@ def _measure(block: Block) -> Measure | None:
     head = block.text[:4096].upper()
     if "MERGE" not in head and "CREATE" not in head and "MATCH" not in head:
         return None
-    if sample_share(block, _DATA_STATEMENT.match) < 0.25:
+    if not sample_reaches(block, _DATA_STATEMENT.match, 0.25):
         return None
     return Measure(*count_lines(block, _DATA_STATEMENT))
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import GRAPH_DUMP, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_share
+from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
 
 _HEADER = re.compile(
     r"^[ \t]*(?:strict[ \t]+)?(?:di)?graph\b[^{\n]*\{", re.IGNORECASE | re.MULTILINE
@@ -26,7 +26,7 @@ def _measure(block: Block) -> Measure | None:
     text = block.text
     if "graph" not in text and "Graph" not in text and "GRAPH" not in text:
         return None
-    if not _HEADER.search(text) or sample_share(block, _EDGE.match) < 0.2:
+    if not _HEADER.search(text) or not sample_reaches(block, _EDGE.match, 0.2):
         return None
     edges, first = count_lines(block, _EDGE)
     nodes = len(_NODE.findall(block.text))

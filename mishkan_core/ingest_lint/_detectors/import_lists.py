@@ -11,7 +11,7 @@ from typing import Any
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, key_lines, scan
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import block_sample, count_lines
+from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_lines
 from mishkan_core.ingest_lint._structure import load_data
 
 _MODULE = re.compile(r"^[@~.]{0,2}[\w$][\w$.\-/@:]*$")
@@ -55,6 +55,8 @@ _STOPWORDS = frozenset((
 
 def list_line(line: str) -> bool:
     """A module followed by the modules it depends on, on one line."""
+    if "." not in line and "/" not in line and "::" not in line:
+        return False  # the module is a path or a dotted name
     match = _LIST_LINE.match(line)
     if match is None:
         return False
@@ -159,6 +161,7 @@ def _measure_data(block: Block) -> Measure | None:
 
 
 _IMPORT_WORDS = ("import", "from", "use", "require", "include", "using", "const", "let", "var")
+_IMPORT_HEADS = frozenset("#@" + "".join(word[0] for word in _IMPORT_WORDS))
 
 
 def _measure_text(block: Block) -> Measure | None:
@@ -175,7 +178,11 @@ def _measure_text(block: Block) -> Measure | None:
                 trees += 1
         elif head in "\u251c\u2514|`+\\[" and _DEP_TREE.match(line):
             trees += 1
-        elif line.lstrip("#@ \t").startswith(_IMPORT_WORDS) and _IMPORT.match(line):
+        elif (
+            head in _IMPORT_HEADS
+            and line.lstrip("#@ \t").startswith(_IMPORT_WORDS)
+            and _IMPORT.match(line)
+        ):
             imports += 1
     size = len(picked)
     if items >= 0.3 * size:
@@ -190,21 +197,21 @@ def _measure_text(block: Block) -> Measure | None:
 
 
 def _measure_lists(block: Block) -> Measure | None:
-    # every such line has a separator after its module (":", "->", "|", "\u2192") and a module
-    # or file name with a "." or a "/" in it
+    # every such line has a separator after its module (":", "->", "|", "\u2192")
     least = 0.6 * block.nonblank
-    if block.nonblank < 5:
-        return None
+    if block.nonblank < 5 or (block.fenced and block.lang in CODE_LANGS):
+        return None  # a listing, not code
     if block.count(":") + block.count(">") + block.count("|") < least and (
         block.count("\u2192") < least
     ):
         return None
-    if block.count(".") + block.count("/") < least:
+    # the listing is uniform: one of its first lines (after a heading, say) is an entry
+    for line in block.lines[:10]:
+        if list_line(line):
+            break
+    else:
         return None
     picked = block_sample(block)
-    # the listing is uniform: one of its first lines (after a heading, say) is an entry
-    if not any(list_line(line) for line in picked[:6]):
-        return None
     if sum(1 for line in picked if list_line(line)) < 0.4 * len(picked):
         return None
     found = [i for i, line in enumerate(block.lines) if line.strip() and list_line(line)]

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import PARSE_TREE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_share
+from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
 
 _POS = r"(?:[ \t]*\[\d+,[ \t]*\d+\][ \t]*-[ \t]*\[\d+,[ \t]*\d+\])"
 # A line made only of "(node_type [r, c] - [r, c]" openers, optional "field:"
@@ -42,7 +42,7 @@ def _measure(block: Block) -> Measure | None:
     fields = block.count(": (") if block.count(":") >= 3 else 0
     if positions < 3 and fields < 3:
         return None
-    if sample_share(block, _TREE_LINE.match) >= 0.3:
+    if sample_reaches(block, _TREE_LINE.match, 0.3):
         count, first = count_lines(block, _TREE_LINE)
         if count >= 15:
             kinds = len(set(_OPENER.findall(text)))
