@@ -94,3 +94,13 @@ def test_list_line_shapes() -> None:
 def test_changelog_of_file_changes_passes() -> None:
     rows = "\n".join(f"- {m}: clarify the behaviour of the option when it is missing" for m in MODS)
     assert not hits("IL402", PROSE + rows + "\n" + PROSE)
+
+
+def test_module_map_with_relative_requires_fires() -> None:
+    deps = {
+        f"lib/{name}.js": ["../package.json", "./", f"../internal/{name}", "."]
+        for name in ("cmp", "parse", "range", "semver", "clean", "diff", "inc", "major", "valid")
+    }
+    modules, entries = dependency_lists(deps)
+    assert (modules, entries) == (9, 36)
+    assert hits("IL402", intro() + fence(json.dumps(deps, indent=2), "json"))

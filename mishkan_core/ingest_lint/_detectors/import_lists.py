@@ -14,7 +14,8 @@ from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
 from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_lines
 from mishkan_core.ingest_lint._structure import load_data
 
-_MODULE = re.compile(r"^[@~.]{0,2}[\w$][\w$.\-/@:]*$")
+# a module, package or file; relative ones too ("../internal/re", "./", "..")
+_MODULE = re.compile(r"^(?:(?:\.{1,2}/)*[@~.]{0,2}[\w$][\w$.\-/@:]*|(?:\.{1,2}/?)+)$")
 _HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*:?[ \t]*$")
 _ITEM = re.compile(
     r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*,?[ \t]*$"
