@@ -104,3 +104,11 @@ def test_module_map_with_relative_requires_fires() -> None:
     modules, entries = dependency_lists(deps)
     assert (modules, entries) == (9, 36)
     assert hits("IL402", intro() + fence(json.dumps(deps, indent=2), "json"))
+
+
+def test_pyan_style_uses_listing_fires() -> None:
+    groups = [
+        f"Loader{i}.load\n    [U] Reader{i}.read\n    [U] Scanner.scan\n    [D] Loader{i}._cache"
+        for i in range(10)
+    ]
+    assert hits("IL402", intro("Who uses what, from pyan:") + fence("\n".join(groups)))

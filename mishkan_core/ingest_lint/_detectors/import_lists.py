@@ -17,8 +17,10 @@ from mishkan_core.ingest_lint._structure import load_data
 # a module, package or file; relative ones too ("../internal/re", "./", "..")
 _MODULE = re.compile(r"^(?:(?:\.{1,2}/)*[@~.]{0,2}[\w$][\w$.\-/@:]*|(?:\.{1,2}/?)+)$")
 _HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*:?[ \t]*$")
+# "  -> dep", "  - dep", "  [U] dep" (pyan's uses/defines tags) under a module heading
 _ITEM = re.compile(
-    r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*,?[ \t]*$"
+    r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?:\[[A-Za-z]{1,3}\][ \t]*)?"
+    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*,?[ \t]*$"
 )
 _IMPORT = re.compile(
     r"^[ \t]*(?:import[ \t]+[\w.{*]|from[ \t]+[\w.]+[ \t]+import[ \t]|#[ \t]*include[ \t]*[<\"]"
