@@ -261,6 +261,10 @@ def locate(line: str) -> tuple[int, int] | None:
     end = match.end()
     while end < len(line) and line[end].isdigit():
         end += 1
+    if line[end : end + 1] == ":" and line[end + 1 : end + 2].isdigit():  # a column: "a.go:12:5"
+        end += 1
+        while end < len(line) and line[end].isdigit():
+            end += 1
     if start == match.start():  # an extension with no name before it: ".py:12"
         return None
     return start, end

@@ -69,3 +69,10 @@ def test_table_of_options_with_numbers_passes() -> None:
     rows = ["| option | default | notes |", "| --- | --- | --- |"]
     rows += [f"| `retries_{i}` | {i} | how many times to retry the call |" for i in range(20)]
     assert not hits("IL303", PROSE + "\n".join(rows) + "\n" + PROSE)
+
+
+def test_node_walk_with_line_and_column_fires() -> None:
+    # several nodes start on each line: the column tells them apart
+    kinds = ("Ident", "CallExpr", "BasicLit")
+    rows = [f"pkg/stack.go:{3 + i // 3}:{1 + 4 * (i % 3)}\t*ast.{kinds[i % 3]}" for i in range(30)]
+    assert hits("IL303", intro("Go AST walk, for the codemod.") + fence("\n".join(rows)))
