@@ -15,8 +15,9 @@ import pytest
 
 from bench import _env, _stats, cold_start
 from bench import _scenarios as sc
+from tests.shared_data import shared_dir, shared_path
 
-REFERENCE = Path(__file__).resolve().parents[3] / "shared" / "reference" / "claude-code-hooks"
+REFERENCE = shared_dir() / "reference" / "claude-code-hooks"
 NAIVE = Path(cold_start.__file__).resolve().parent / "naive_hook.py"
 
 
@@ -32,8 +33,8 @@ def _reference_inputs() -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- inputs
 
 
-@pytest.mark.skipif(not REFERENCE.is_dir(), reason="shared/reference not present")
 def test_inputs_have_the_captured_shape() -> None:
+    shared_path("reference/claude-code-hooks", "the captured Claude Code hook inputs")
     ref = _reference_inputs()
     agent_pre = next(d for d in ref if d["hook_event_name"] == "PreToolUse" and "agent_type" in d)
     main_pre = next(

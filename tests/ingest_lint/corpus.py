@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mishkan_core.ingest_lint._engine import lint_file, lint_text
+from tests.shared_data import shared_dir
 
 REPO = Path(__file__).resolve().parents[2]
 CORPUS_ENV = "MISHKAN_INGEST_CORPUS"
@@ -18,10 +19,9 @@ SUMMARIES: list[str] = []
 
 
 def corpus_dir() -> Path:
-    """$MISHKAN_INGEST_CORPUS, else <repo>/../shared/corpus/ingest (CI clones the repo
-    next to a copy of shared/)."""
+    """$MISHKAN_INGEST_CORPUS, else shared/corpus/ingest (tests/shared_data.py)."""
     configured = os.environ.get(CORPUS_ENV)
-    return Path(configured) if configured else REPO.parent / "shared" / "corpus" / "ingest"
+    return Path(configured) if configured else shared_dir() / "corpus" / "ingest"
 
 
 def seeds_dir() -> Path:

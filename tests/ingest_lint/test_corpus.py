@@ -3,8 +3,6 @@ the positive class); the seed ADRs, the model of accepted content, all pass."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.ingest_lint.corpus import (
     CORPUS_ENV,
     SEEDS_ENV,
@@ -15,6 +13,7 @@ from tests.ingest_lint.corpus import (
     seed_documents,
     seeds_dir,
 )
+from tests.shared_data import missing
 
 PRECISION = 0.98
 RECALL = 0.95
@@ -23,11 +22,7 @@ RECALL = 0.95
 def test_corpus_meets_the_bar() -> None:
     root = corpus_dir()
     if not (root / "LABELS.tsv").is_file():
-        pytest.fail(
-            f"ingest corpus not found at {root}: set {CORPUS_ENV} to the directory holding "
-            "LABELS.tsv, or clone the repo next to a copy of shared/",
-            pytrace=False,
-        )
+        missing(f"the labelled ingest corpus (LABELS.tsv; or set {CORPUS_ENV})", root)
     result = score(root)
     report = result.table()
     print(report)
@@ -41,11 +36,7 @@ def test_seed_adrs_pass() -> None:
     root = seeds_dir()
     seeds = sorted(root.glob("*.txt"))
     if not seeds:
-        pytest.fail(
-            f"seed ADRs not found at {root}: set {SEEDS_ENV}, "
-            "or keep shared/seeds beside the corpus",
-            pytrace=False,
-        )
+        missing(f"the seed ADRs (*.txt; or set {SEEDS_ENV})", root)
     documents = [doc for seed in seeds for doc in seed_documents(seed)]
     assert len(documents) >= 3
     failures = {name: found for name, text in documents if (found := lint_seed(name, text))}
