@@ -25,6 +25,7 @@ Telemetry schema: docs/telemetry.md (version 1).
 """
 
 import posix
+import sys
 import time
 
 _STARTED = time.perf_counter()
@@ -292,12 +293,17 @@ def _str(value: object) -> "Optional[str]":
 class _Settings:
     """The environment, read once."""
 
-    def __init__(self, environ: "Mapping[bytes, bytes]") -> None:
+    def __init__(
+        self, environ: "Mapping[bytes, bytes]", default_mode: "Optional[str]" = None
+    ) -> None:
         def get(name: str) -> "Optional[str]":
             value = environ.get(name.encode())
             return value.decode("utf-8", "replace") if value is not None else None
 
-        mode = (get("MISHKAN_GRAPHIFY_NUDGE") or "").strip().lower()
+        # The installed mode arrives as `--mode=` on the registered command, a
+        # default that an exported MISHKAN_GRAPHIFY_NUDGE overrides: settings.json
+        # `env` would override the user's shell, so install never writes it.
+        mode = (get("MISHKAN_GRAPHIFY_NUDGE") or default_mode or "").strip().lower()
         # Anything unrecognised means the ADR's phase-1 default, never "advise".
         self.mode = mode if mode in (_ADVISE, _OFF) else _TELEMETRY
         cap = (get("MISHKAN_GRAPHIFY_NUDGE_CAP") or "").strip()
@@ -313,8 +319,11 @@ class _Settings:
 
 
 def in_scope(agent_type: object) -> bool:
-    """D-009 scope: exactly the five code-writing specialists."""
-    return isinstance(agent_type, str) and agent_type.strip().lower() in SCOPE_AGENTS
+    """D-009 scope: exactly the five code-writing specialists. A plugin's agent
+    arrives as `<plugin>:<name>` (CLI 2.1.197) and is the same agent."""
+    if not isinstance(agent_type, str):
+        return False
+    return agent_type.strip().lower().rpartition(":")[2] in SCOPE_AGENTS
 
 
 # ---------------------------------------------------------------------------
@@ -1302,13 +1311,20 @@ def _hook_output(context: str) -> str:
 # The pipeline
 
 
-def run(raw: bytes, environ: "Mapping[bytes, bytes]", started: "Optional[float]" = None) -> str:
+def run(
+    raw: bytes,
+    environ: "Mapping[bytes, bytes]",
+    started: "Optional[float]" = None,
+    default_mode: "Optional[str]" = None,
+) -> str:
     """Process one hook input; return what the hook prints (usually nothing).
 
-    Raises on internal errors; main() is the fail-open wrapper.
+    `default_mode` is the registered command's `--mode=` value; the
+    environment's MISHKAN_GRAPHIFY_NUDGE wins over it. Raises on internal
+    errors; main() is the fail-open wrapper.
     """
     started = time.perf_counter() if started is None else started
-    settings = _Settings(environ)
+    settings = _Settings(environ, default_mode)
     is_session_start = b"SessionStart" in raw
     # Fast exits before any parsing: most calls are the main thread's (no
     # agent fields at all), and mode off does nothing but note SessionStart.
@@ -1440,13 +1456,24 @@ def run(raw: bytes, environ: "Mapping[bytes, bytes]", started: "Optional[float]"
 
 
 def guarded_run(
-    raw: bytes, environ: "Mapping[bytes, bytes]", started: "Optional[float]" = None
+    raw: bytes,
+    environ: "Mapping[bytes, bytes]",
+    started: "Optional[float]" = None,
+    default_mode: "Optional[str]" = None,
 ) -> str:
     """`run` behind the fail-open contract: any error means no output at all."""
     try:
-        return run(raw, environ, started)
+        return run(raw, environ, started, default_mode)
     except BaseException:
         return ""
+
+
+def _argv_mode(argv: "list[str]") -> "Optional[str]":
+    """The `--mode=VALUE` argument of the registered command, if any."""
+    for arg in argv[1:]:
+        if arg.startswith("--mode="):
+            return arg[7:]
+    return None
 
 
 def main() -> "NoReturn":
@@ -1457,7 +1484,7 @@ def main() -> "NoReturn":
     than importing this module costs (bench/). Call ``run`` in-process instead.
     """
     try:
-        output = guarded_run(_read_stdin(), posix.environ, _STARTED)
+        output = guarded_run(_read_stdin(), posix.environ, _STARTED, _argv_mode(sys.argv))
         if output:
             posix.write(1, output.encode("ascii") + b"\n")
     except BaseException:  # fail open: a closed stdout, a signal, anything

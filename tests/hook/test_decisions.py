@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import shlex
 from pathlib import Path
 
 import pytest
 
+import graphify_nudge
 from graphify_nudge import MAX_ADVISORY_BYTES, Call, Graph, advisory
 from tests.hook.conftest import Hook, context_of, git, hook_input
 
@@ -92,6 +94,35 @@ def test_mode_values(repo: Path, tmp_path: Path, fresh_graph: Path, value: str) 
     hook = Hook(repo, tmp_path / "tel", mode=value)
     expected = value.strip().lower() == "advise"
     assert bool(grep(hook)) is expected
+
+
+@pytest.mark.parametrize(
+    ("exported", "installed", "expected"),
+    [
+        (None, "advise", "advise"),  # the registered command's --mode= is the default
+        ("off", "advise", "off"),  # an exported MISHKAN_GRAPHIFY_NUDGE wins
+        ("telemetry", "advise", "telemetry"),
+        ("advise", "telemetry", "advise"),
+        ("", "advise", "advise"),  # set but empty: not a choice
+        (None, None, "telemetry"),
+        (None, "bogus", "telemetry"),
+    ],
+)
+def test_exported_mode_wins_over_the_installed_default(
+    hook: Hook, fresh_graph: Path, exported: object, installed: object, expected: str
+) -> None:
+    repo = hook.repo
+    if exported is None:
+        del hook.env["MISHKAN_GRAPHIFY_NUDGE"]
+    else:
+        hook.env["MISHKAN_GRAPHIFY_NUDGE"] = str(exported)
+    argv = ["-c", "/hooks"] + ([f"--mode={installed}"] if installed is not None else [])
+    mode = graphify_nudge._argv_mode(argv)
+    raw = json.dumps(hook_input(repo, "Grep", {"pattern": "apply_overlay"})).encode()
+    output = graphify_nudge.guarded_run(raw, hook.environ(), None, mode)
+    assert bool(output) is (expected == "advise")
+    calls = hook.calls()
+    assert [c["mode"] for c in calls] == ([] if expected == "off" else [expected])
 
 
 def test_advise_mode_prints_only_additional_context(hook: Hook, fresh_graph: Path) -> None:

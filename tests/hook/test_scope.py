@@ -15,7 +15,16 @@ def test_the_five_agents_are_in_scope(hook: Hook, fresh_graph: Path, agent: str)
     assert hook.calls()[0]["agent_type"] == agent
 
 
-@pytest.mark.parametrize("agent", ["hiram", "caleb", "general-purpose", "Explore", "", "hizkiahx"])
+@pytest.mark.parametrize("agent", ["mishkan:hizkiah", "other-plugin:Salma", "a:b:zadok"])
+def test_a_plugin_agent_is_the_same_agent(hook: Hook, fresh_graph: Path, agent: str) -> None:
+    # A plugin's agents/hizkiah.md arrives as agent_type "<plugin>:hizkiah" (CLI 2.1.197).
+    assert hook.call(agent_type=agent).startswith("{")
+    assert hook.calls()[0]["agent_type"] == agent
+
+
+@pytest.mark.parametrize(
+    "agent", ["hiram", "caleb", "general-purpose", "Explore", "", "hizkiahx", "hizkiah:x", ":"]
+)
 def test_other_agents_are_a_no_op(hook: Hook, fresh_graph: Path, agent: str) -> None:
     assert hook.call(agent_type=agent) == ""
     assert hook.events() == []
