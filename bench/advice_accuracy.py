@@ -113,7 +113,9 @@ class Runner:
 
     def env(self, root: Path, telemetry: Path, session: str) -> dict[str, str]:
         env = {
-            k: os.environ[k] for k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR") if k in os.environ
+            k: os.environ[k]
+            for k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
+            if k in os.environ
         }
         env.update(  # as CLI 2.1.197 sets them for a hook (the captured env)
             CLAUDECODE="1",
@@ -144,7 +146,9 @@ class Runner:
         )
         return done.returncode, done.stdout.decode(errors="replace").strip()
 
-    def hook(self, trigger: Trigger, root: Path, telemetry: Path) -> tuple[str, int, str, dict[str, Any]]:
+    def hook(
+        self, trigger: Trigger, root: Path, telemetry: Path
+    ) -> tuple[str, int, str, dict[str, Any]]:
         stdin = hook_input(trigger, root)
         env = self.env(root, telemetry, stdin["session_id"])
         try:
@@ -153,8 +157,7 @@ class Runner:
                 input=json.dumps(stdin).encode(),
                 cwd=root,
                 env=env,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                capture_output=True,
                 check=False,
                 timeout=HOOK_TIMEOUT,
             )
@@ -181,8 +184,7 @@ class Runner:
                 cwd=root,
                 env=env,
                 stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
+                capture_output=True,
                 check=False,
                 timeout=COMMAND_TIMEOUT,
             )
@@ -227,6 +229,7 @@ class Prepared:
 
 def prepare_project(
     project: projects.Project,
+    *,
     cache: Path,
     layout: str,
     graphify: Path,
@@ -237,11 +240,19 @@ def prepare_project(
     checkout = projects.prepare(project, cache, layout, graphify, rebuild)
     graph = GraphView.load(checkout.graph)
     code_files = [f for f in graph.files if f.endswith(CODE_SUFFIXES)]
-    ts_dir = projects.ensure_typescript(cache / "tools") if project.language == "typescript" else None
+    ts_dir = (
+        projects.ensure_typescript(cache / "tools") if project.language == "typescript" else None
+    )
     index = project_index(checkout.root, code_files, node, ts_dir)
     noise_dirs = _noise_dirs(project.name)
     triggers = generate(
-        project.name, project.language, checkout.root, graph.files, noise_dirs, index, seed
+        project.name,
+        project.language,
+        root=checkout.root,
+        graph_files=graph.files,
+        noise_dirs=noise_dirs,
+        index=index,
+        seed=seed,
     )
     return Prepared(checkout, graph, index, triggers)
 
@@ -253,7 +264,9 @@ def _noise_dirs(project: str) -> tuple[str, ...]:
     }.get(project, ())
 
 
-def run_arm(runner: Runner, prepared: Prepared, arm: str, work: Path) -> tuple[list[Outcome], dict[str, Any]]:
+def run_arm(
+    runner: Runner, prepared: Prepared, arm: str, work: Path
+) -> tuple[list[Outcome], dict[str, Any]]:
     """Feed every trigger to the hook; `arm` is "index" (the graph index built
     first, one telemetry directory for the run) or "no-index" (a fresh
     telemetry directory per trigger, so no index exists when the hook runs)."""
@@ -264,8 +277,11 @@ def run_arm(runner: Runner, prepared: Prepared, arm: str, work: Path) -> tuple[l
     if arm == "index":
         started = time.perf_counter()
         code, out = runner.build_index(root, shared)
-        info = {"graph_index_exit": code, "graph_index_output": out[-400:],
-                "graph_index_seconds": round(time.perf_counter() - started, 2)}  # fmt: skip
+        info = {
+            "graph_index_exit": code,
+            "graph_index_output": out[-400:],
+            "graph_index_seconds": round(time.perf_counter() - started, 2),
+        }
         if code != 0:
             raise projects.SetupError(f"{name}: `mishkan graph-index` exited {code}: {out[-200:]}")
     outcomes = []
@@ -287,9 +303,7 @@ def run_arm(runner: Runner, prepared: Prepared, arm: str, work: Path) -> tuple[l
 def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
     verdicts = Counter(o.verdict.verdict for o in outcomes)
     nudged = [o for o in outcomes if o.verdict.nudged]
-    exits = Counter(
-        str(o.commands[0].exit_code) if o.commands else "none" for o in nudged
-    )
+    exits = Counter(str(o.commands[0].exit_code) if o.commands else "none" for o in nudged)
     useful = verdicts[USEFUL]
     return {
         "triggers": len(outcomes),
@@ -323,16 +337,41 @@ def table_rows(outcomes: Sequence[Outcome]) -> list[tuple[str, str, dict[str, An
     return rows
 
 
-COLUMNS = ("project", "trigger", "triggers", "in graph", "nudged", "exit codes", "useful",
-           "partial", "misleading", "useless", "outside graph", "silent in graph", "useful %")  # fmt: skip
+COLUMNS = (
+    "project",
+    "trigger",
+    "triggers",
+    "in graph",
+    "nudged",
+    "exit codes",
+    "useful",
+    "partial",
+    "misleading",
+    "useless",
+    "outside graph",
+    "silent in graph",
+    "useful %",
+)
 
 
 def _cells(project: str, kind: str, s: dict[str, Any]) -> list[str]:
     exits = " ".join(f"{k}:{v}" for k, v in s["exit_codes"].items()) or "-"
     share = f"{100 * s['useful_share']:.0f}%" if s["useful_share"] is not None else "-"
-    return [project, kind, str(s["triggers"]), str(s["in_graph"]), str(s["nudged"]), exits,
-            str(s[USEFUL]), str(s[PARTIAL]), str(s[MISLEADING]), str(s[USELESS]),
-            str(s["outside_graph"]), str(s["silent_in_graph"]), share]  # fmt: skip
+    return [
+        project,
+        kind,
+        str(s["triggers"]),
+        str(s["in_graph"]),
+        str(s["nudged"]),
+        exits,
+        str(s[USEFUL]),
+        str(s[PARTIAL]),
+        str(s[MISLEADING]),
+        str(s[USELESS]),
+        str(s["outside_graph"]),
+        str(s["silent_in_graph"]),
+        share,
+    ]
 
 
 def markdown_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
@@ -409,8 +448,14 @@ def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outc
     for arm, outcomes in arms.items():
         result = report["arms"][arm]
         verdict = "met" if result["bar"]["met"] else "NOT met"
-        lines += ["", f"## {arm}", "", markdown_table(table_rows(outcomes)), "",
-                  f"Bar (>= 90% useful, none misleading, 0 outside the graph): **{verdict}**."]  # fmt: skip
+        lines += [
+            "",
+            f"## {arm}",
+            "",
+            markdown_table(table_rows(outcomes)),
+            "",
+            f"Bar (>= 90% useful, none misleading, 0 outside the graph): **{verdict}**.",
+        ]
         flawed = [o for o in outcomes if o.verdict.verdict in (PARTIAL, MISLEADING, USELESS)]
         if flawed:
             lines += ["", "| trigger | asked | verdict | why |", "|---|---|---|---|"]
@@ -418,8 +463,12 @@ def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outc
                 asked = _asked(o.trigger).replace("|", "\\|")
                 why = o.verdict.reason.replace("|", "\\|")
                 lines.append(f"| {o.trigger.id} | `{asked}` | {o.verdict.verdict} | {why} |")
-    lines += ["", f"Run time: {report['timing']['total_seconds']} s "
-              f"({'cold' if report['timing']['cold'] else 'warm'} cache).", ""]  # fmt: skip
+    lines += [
+        "",
+        f"Run time: {report['timing']['total_seconds']} s "
+        f"({'cold' if report['timing']['cold'] else 'warm'} cache).",
+        "",
+    ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
 
@@ -441,20 +490,36 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p = argparse.ArgumentParser(
         prog="advice_accuracy", description=__doc__.split("\n\n")[0] if __doc__ else None
     )
-    p.add_argument("--tree", type=Path, default=projects.REPO,
-                   help="checkout holding graphify_nudge.py and mishkan_core (default: this one)")  # fmt: skip
-    p.add_argument("--projects", default=",".join(projects.PROJECTS),
-                   help=f"comma-separated, of: {', '.join(projects.PROJECTS)}")  # fmt: skip
-    p.add_argument("--layout", choices=sorted(projects.LAYOUTS), default=".graphify",
-                   help="where graphify writes the graph (default .graphify, MISHKAN's)")  # fmt: skip
-    p.add_argument("--arms", default="auto",
-                   help="index,no-index; auto: both when the tree has `mishkan graph-index`")  # fmt: skip
+    p.add_argument(
+        "--tree",
+        type=Path,
+        default=projects.REPO,
+        help="checkout holding graphify_nudge.py and mishkan_core (default: this one)",
+    )
+    p.add_argument(
+        "--projects",
+        default=",".join(projects.PROJECTS),
+        help=f"comma-separated, of: {', '.join(projects.PROJECTS)}",
+    )
+    p.add_argument(
+        "--layout",
+        choices=sorted(projects.LAYOUTS),
+        default=".graphify",
+        help="where graphify writes the graph (default .graphify, MISHKAN's)",
+    )
+    p.add_argument(
+        "--arms",
+        default="auto",
+        help="index,no-index; auto: both when the tree has `mishkan graph-index`",
+    )
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--cache", type=Path, default=projects.DEFAULT_CACHE)
     p.add_argument("--graphify", type=Path, help="a graphify console script of graphifyy 0.9.96")
     p.add_argument("--python", default=sys.executable, help="the interpreter the hook runs on")
     p.add_argument("--node", default="node", help="node, for the TypeScript compiler API")
-    p.add_argument("--rebuild", action="store_true", help="rebuild the project checkouts and graphs")
+    p.add_argument(
+        "--rebuild", action="store_true", help="rebuild the project checkouts and graphs"
+    )
     p.add_argument("--json", type=Path, default=RESULTS / "advice_accuracy.json")
     p.add_argument("--markdown", type=Path, default=RESULTS / "advice_accuracy.md")
     p.add_argument("--no-bar", action="store_true", help="report only: exit 0 whatever the result")
@@ -496,10 +561,17 @@ def _main(args: argparse.Namespace, started: float) -> int:
             raise UsageError(f"--arms index: {tree} has no mishkan_core/graph_index.py")
 
     prepared = [
-        prepare_project(projects.PROJECTS[n], cache, args.layout, graphify, args.node, args.seed,
-                        args.rebuild)
+        prepare_project(
+            projects.PROJECTS[n],
+            cache=cache,
+            layout=args.layout,
+            graphify=graphify,
+            node=args.node,
+            seed=args.seed,
+            rebuild=args.rebuild,
+        )
         for n in names
-    ]  # fmt: skip
+    ]
     setup_seconds = time.perf_counter() - started
     cold = any(p.checkout.built for p in prepared)
 
@@ -560,14 +632,18 @@ def _main(args: argparse.Namespace, started: float) -> int:
             print(f"\n== {arm} (hook tree {tree}, {str(report['tree']['commit'])[:7]})")
         print(text_table(rows))
         b = report["arms"][arm]["bar"]
-        print(f"bar: {'met' if b['met'] else 'NOT met'} "
-              + " ".join(f"{k}={v}" for k, v in b.items() if k != "met"))  # fmt: skip
+        print(
+            f"bar: {'met' if b['met'] else 'NOT met'} "
+            + " ".join(f"{k}={v}" for k, v in b.items() if k != "met")
+        )
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")
     write_markdown(args.markdown, report, results)
     if not args.quiet:
-        print(f"\n{'cold' if cold else 'warm'} run: {total_seconds:.1f} s "
-              f"(setup {setup_seconds:.1f} s); wrote {args.json} and {args.markdown}")  # fmt: skip
+        print(
+            f"\n{'cold' if cold else 'warm'} run: {total_seconds:.1f} s "
+            f"(setup {setup_seconds:.1f} s); wrote {args.json} and {args.markdown}"
+        )
     primary = report["arms"][arms[0]]["bar"]
     return 0 if args.no_bar or primary["met"] else 1
 

@@ -8,9 +8,11 @@ docs/advice_accuracy.md:
 * every function, method or class statement is a definition, at any depth
   (Python `def`/`async def`/`class`; TS/JS function, class, method,
   constructor and accessor declarations, in classes and object literals);
-* a TS interface, type alias, enum (and its members), namespace, and an
-  interface or type-literal member (property or method signature) is a
-  definition;
+* a TS interface, type alias, enum (and its members) and namespace is a
+  definition, and so is a member (property or method signature) of a named
+  type: an interface, or an object type that is a type alias's body (also
+  within `A & {...}`), not an anonymous inline type such as a parameter's
+  options `{ Err?: ... }`;
 * a variable is a definition only at module, namespace or class level (Python
   `X = ...`/`X: T = ...` at module or class level; TS `const/let/var` at module
   or namespace level, and class property declarations): locals are not;
@@ -93,7 +95,9 @@ class DefinitionIndex:
     definitions: dict[str, list[Definition]] = field(default_factory=dict)
     bindings: dict[str, list[Decl]] = field(default_factory=dict)
 
-    def lookup(self, name: str, qualifier: str | None = None, kinds: Iterable[str] = ()) -> list[Definition]:
+    def lookup(
+        self, name: str, qualifier: str | None = None, kinds: Iterable[str] = ()
+    ) -> list[Definition]:
         """Definitions of `name`, optionally under `qualifier` (an enclosing
         class, function or namespace, or a directory or module name of the file:
         `click.echo`, `Context.invoke`) and restricted to `kinds`."""
@@ -232,6 +236,17 @@ function nameOf(node) {
   if (ts.isStringLiteral(n) || ts.isNumericLiteral(n)) return n.text;
   return null;
 }
+// A member of a named type: an interface, or an object type that is (part of)
+// a type alias's body; not an anonymous inline type (a parameter's options).
+function ownedByNamedType(node) {
+  let owner = node.parent;
+  if (ts.isInterfaceDeclaration(owner)) return true;
+  if (!ts.isTypeLiteralNode(owner)) return false;
+  owner = owner.parent;
+  while (owner && (ts.isIntersectionTypeNode(owner) || ts.isUnionTypeNode(owner)
+         || ts.isParenthesizedTypeNode(owner))) owner = owner.parent;
+  return !!owner && ts.isTypeAliasDeclaration(owner);
+}
 const lines = [];
 for (const rel of files) {
   const text = fs.readFileSync(path.join(root, rel), "utf8");
@@ -282,7 +297,7 @@ for (const rel of files) {
         if (name) emit(node, name, "member", container);
         break;
       case K.MethodSignature: case K.PropertySignature:
-        if (name && !inFunction) emit(node, name, "member", container);
+        if (name && !inFunction && ownedByNamedType(node)) emit(node, name, "member", container);
         break;
       case K.ImportSpecifier: case K.ExportSpecifier: case K.NamespaceImport:
       case K.NamespaceExport: case K.ImportClause:
@@ -290,7 +305,8 @@ for (const rel of files) {
         break;
     }
     const inner = push === null ? container : container.concat([push]);
-    ts.forEachChild(node, (child) => visit(child, inner, inFunction || FUNCTION_LIKE.has(node.kind)));
+    const childInFunction = inFunction || FUNCTION_LIKE.has(node.kind);
+    ts.forEachChild(node, (child) => visit(child, inner, childInFunction));
   }
   visit(sf, [], false);
 }
@@ -303,10 +319,9 @@ def script_decls(node: str, typescript_dir: Path, root: Path, files: Sequence[st
     if not files:
         return []
     done = subprocess.run(
-        [node, "-e", TS_LISTER, str(typescript_dir), str(root)],
+        [node, "-e", TS_LISTER, str(typescript_dir.resolve()), str(root.resolve())],
         input=json.dumps(list(files)).encode(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         check=False,
         timeout=600,
     )

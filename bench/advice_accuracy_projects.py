@@ -75,7 +75,10 @@ def _zod_noise(root: Path, tools: Path) -> list[str]:
     `index.d.ts`, ...: gitignored here, as in zod's own repository); add an
     installed dev dependency, the pinned TypeScript compiler, in node_modules/."""
     _copy_tree(ensure_typescript(tools), root / "node_modules" / "typescript")
-    return ["v3/ v4/ v4-mini/ mini/ locales/ index.* (zod's build output)", "node_modules/typescript/"]
+    return [
+        "v3/ v4/ v4-mini/ mini/ locales/ index.* (zod's build output)",
+        "node_modules/typescript/",
+    ]
 
 
 _COMMON_IGNORED = ("__pycache__/", ".graphify/", "graphify-out/", ".mishkan/")
@@ -146,9 +149,20 @@ def fetch(fetcher: str, requirement: str, archive: str, sha256: str, downloads: 
         downloads.mkdir(parents=True, exist_ok=True)
         if fetcher == "pip":
             _run(
-                [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
-                 "--no-binary", ":all:", "--dest", str(downloads), requirement]
-            )  # fmt: skip
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    "--dest",
+                    str(downloads),
+                    requirement,
+                ]
+            )
         else:
             _run(["npm", "pack", "--silent", "--pack-destination", str(downloads), requirement])
         if not path.exists():
@@ -165,7 +179,7 @@ def _extract(archive: Path, dest: Path) -> None:
         if hasattr(tarfile, "data_filter"):
             tar.extractall(dest, filter="data")
         else:  # Python < 3.11.4: the archive's sha256 was verified above
-            tar.extractall(dest)  # noqa: S202
+            tar.extractall(dest)
 
 
 # ---------------------------------------------------------------------------
@@ -280,8 +294,7 @@ def _git(root: Path, *args: str) -> str:
         ["git", "-c", "core.autocrlf=false", "-c", "commit.gpgsign=false", *args],
         cwd=root,
         env=git_env(),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        capture_output=True,
         check=False,
     )
     if done.returncode != 0:
@@ -349,6 +362,4 @@ def _build_graph(root: Path, layout: str, graphify: Path) -> None:
 def graph_files(graph: Path) -> frozenset[str]:
     """The files the graph holds: every node's non-empty `source_file`."""
     data = json.loads(graph.read_text())
-    return frozenset(
-        str(n["source_file"]) for n in data.get("nodes", ()) if n.get("source_file")
-    )
+    return frozenset(str(n["source_file"]) for n in data.get("nodes", ()) if n.get("source_file"))

@@ -78,13 +78,17 @@ def regex_escape(name: str) -> str:
 
 
 def _symbol_trigger(
-    tid: str, turn: int, origin: str, pattern: str, target: Target, root: Path
+    tid: str, turn: int, origin: str, *, pattern: str, target: Target, root: Path
 ) -> Trigger:
     """One name, asked through the tool form whose turn it is."""
     forms = ("Grep", "grep -rn", "rg", "git grep -n")
     form = forms[turn % len(forms)]
     if form == "Grep":
-        tool_input: dict[str, Any] = {"pattern": pattern, "path": str(root), "output_mode": "content"}
+        tool_input: dict[str, Any] = {
+            "pattern": pattern,
+            "path": str(root),
+            "output_mode": "content",
+        }
         return Trigger(tid, "Grep", form, origin, "Grep", tool_input, target)
     if form == "grep -rn":
         command = f"grep -rn {_shell_word(pattern)} ."
@@ -127,6 +131,7 @@ def _is_name(name: str) -> bool:
 def generate(
     project: str,
     language: str,
+    *,
     root: Path,
     graph_files: frozenset[str],
     noise_dirs: Sequence[str],
@@ -143,7 +148,9 @@ def generate(
     def add_symbol(origin: str, pattern: str, target: Target) -> None:
         n = sum(1 for t in triggers if t.target.file is None)
         triggers.append(
-            _symbol_trigger(f"{project}-name-{n + 1:02d}", n, origin, pattern, target, root)
+            _symbol_trigger(
+                f"{project}-name-{n + 1:02d}", n, origin, pattern=pattern, target=target, root=root
+            )
         )
 
     # Reads: in the graph, then each kind of noise, then the issue's examples.
@@ -182,12 +189,17 @@ def generate(
             (d.container[-1], d.name)
             for defs in index.definitions.values()
             for d in defs
-            if d.container and "function" in d.kinds and _is_name(d.name)
-            and _is_name(d.container[-1]) and d.container[-1][:1].isupper()
+            if d.container
+            and "function" in d.kinds
+            and _is_name(d.name)
+            and _is_name(d.container[-1])
+            and d.container[-1][:1].isupper()
         }
     )
     for qualifier, name in rng.sample(methods, min(2, len(methods))):
-        add_symbol("sampled, Class.method", f"{qualifier}.{name}", Target(name=name, qualifier=qualifier))
+        add_symbol(
+            "sampled, Class.method", f"{qualifier}.{name}", Target(name=name, qualifier=qualifier)
+        )
 
     # `def X` / `class X` / `function X` / `interface X`.
     for keyword, kind in KEYWORDS[language].items():
