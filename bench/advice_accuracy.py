@@ -374,6 +374,15 @@ def _cells(project: str, kind: str, s: dict[str, Any]) -> list[str]:
     ]
 
 
+def origin_rows(outcomes: Sequence[Outcome]) -> list[tuple[str, dict[str, Any]]]:
+    """The totals by why a trigger was chosen (sampling stratum, issue example...)."""
+    origins = sorted({o.trigger.origin for o in outcomes})
+    return [
+        (origin, summarize([o for o in outcomes if o.trigger.origin == origin]))
+        for origin in origins
+    ]
+
+
 def markdown_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
     lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
     for project, kind, s in rows:
@@ -456,6 +465,19 @@ def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outc
             "",
             f"Bar (>= 90% useful, none misleading, 0 outside the graph): **{verdict}**.",
         ]
+        lines += [
+            "",
+            "By why a trigger was chosen (both projects):",
+            "",
+            "| chosen as | triggers | in graph | nudged | useful | partial | misleading "
+            "| useless | outside graph |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for origin, s in origin_rows(outcomes):
+            lines.append(
+                f"| {origin} | {s['triggers']} | {s['in_graph']} | {s['nudged']} | {s[USEFUL]} "
+                f"| {s[PARTIAL]} | {s[MISLEADING]} | {s[USELESS]} | {s['outside_graph']} |"
+            )
         flawed = [o for o in outcomes if o.verdict.verdict in (PARTIAL, MISLEADING, USELESS)]
         if flawed:
             lines += ["", "| trigger | asked | verdict | why |", "|---|---|---|---|"]
@@ -577,8 +599,10 @@ def _main(args: argparse.Namespace, started: float) -> int:
 
     results: dict[str, list[Outcome]] = {}
     arm_info: dict[str, dict[str, Any]] = {}
-    with tempfile.TemporaryDirectory(prefix="advice-") as tmp:
-        work = Path(tmp)
+    # Not a TemporaryDirectory: a hook may leave a detached index build writing
+    # into a telemetry directory; removing the tree ignores what it races with.
+    work = Path(tempfile.mkdtemp(prefix="advice-"))
+    try:
         for arm in arms:
             results[arm] = []
             arm_info[arm] = {}
@@ -586,6 +610,8 @@ def _main(args: argparse.Namespace, started: float) -> int:
                 outcomes, info = run_arm(runner, p, arm, work)
                 results[arm].extend(outcomes)
                 arm_info[arm][p.checkout.project.name] = info
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     total_seconds = time.perf_counter() - started
 
     report: dict[str, Any] = {
@@ -626,6 +652,7 @@ def _main(args: argparse.Namespace, started: float) -> int:
             "info": arm_info[arm],
             "table": [{"project": p, "trigger": k, **s} for p, k, s in rows],
             "bar": bar(rows[-1][2]),
+            "by_origin": [{"origin": o, **s} for o, s in origin_rows(outcomes)],
             "triggers": [o.row() for o in outcomes],
         }
         if not args.quiet:
