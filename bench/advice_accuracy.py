@@ -415,17 +415,7 @@ def bar(total: dict[str, Any]) -> dict[str, Any]:
 
 def tree_provenance(tree: Path) -> dict[str, Any]:
     def git(*args: str) -> str | None:
-        try:
-            done = subprocess.run(
-                ["git", "-C", str(tree), *args],
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                check=True,
-                timeout=30,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
-        return done.stdout.decode().strip()
+        return projects.output_of(["git", "-C", str(tree), *args], timeout=30)
 
     status = git("status", "--porcelain", "--", "graphify_nudge.py", "mishkan_core")
     return {

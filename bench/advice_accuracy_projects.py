@@ -212,19 +212,20 @@ def _pin(requirement: str) -> str:
     return requirement.split("==", 1)[1]
 
 
-def graphify_version(graphify: Path) -> str | None:
-    python = graphify.parent / "python"
+def output_of(argv: list[str], timeout: float = 60) -> str | None:
+    """A command's stripped stdout, or None when it cannot run or fails."""
     try:
-        out = subprocess.run(
-            [str(python), "-c", "import importlib.metadata as m;print(m.version('graphifyy'))"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            check=True,
-            timeout=60,
+        done = subprocess.run(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, timeout=timeout
         )
     except (OSError, subprocess.SubprocessError):
         return None
-    return out.stdout.decode().strip() or None
+    return done.stdout.decode(errors="replace").strip()
+
+
+def graphify_version(graphify: Path) -> str | None:
+    code = "import importlib.metadata as m;print(m.version('graphifyy'))"
+    return output_of([str(graphify.parent / "python"), "-c", code]) or None
 
 
 def _python_for_graphify() -> str:

@@ -40,7 +40,7 @@ from bench.advice_accuracy_judge import (
     parse_advisory,
     parse_graphify_output,
 )
-from bench.advice_accuracy_triggers import generate, hook_input, regex_escape
+from bench.advice_accuracy_triggers import Trigger, generate, hook_input, regex_escape
 from tests.shared_data import shared_path
 
 # Real outputs of graphify 0.9.96 (`explain`, on click 8.1.7's graph).
@@ -471,36 +471,18 @@ def _tree(tmp_path: Path) -> tuple[Path, DefinitionIndex, frozenset[str]]:
 
 def test_generate_is_reproducible_and_covers_every_kind(tmp_path: Path) -> None:
     root, index, files = _tree(tmp_path)
-    first = generate(
-        "click",
-        "python",
-        root=root,
-        graph_files=files,
-        noise_dirs=["build/lib"],
-        index=index,
-        seed=7,
-    )
-    again = generate(
-        "click",
-        "python",
-        root=root,
-        graph_files=files,
-        noise_dirs=["build/lib"],
-        index=index,
-        seed=7,
-    )
+
+    def sample(seed: int) -> list[Trigger]:
+        return generate(
+            "click", "python", root=root, graph_files=files, noise_dirs=["build/lib"],
+            index=index, seed=seed,
+        )  # fmt: skip
+
+    first, again = sample(7), sample(7)
     assert [(t.id, t.tool_input, t.target) for t in first] == [
         (t.id, t.tool_input, t.target) for t in again
     ]
-    other = generate(
-        "click",
-        "python",
-        root=root,
-        graph_files=files,
-        noise_dirs=["build/lib"],
-        index=index,
-        seed=8,
-    )
+    other = sample(8)
     assert [t.target for t in other] != [t.target for t in first]
     assert len({t.id for t in first}) == len(first)
     assert {t.kind for t in first} == {"Read", "Bash read", "Grep", "Bash search"}
