@@ -37,6 +37,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 from bench import advice_accuracy_projects as projects
 from bench.advice_accuracy_defs import CODE_SUFFIXES, DefinitionIndex, project_index
 from bench.advice_accuracy_judge import (
+    MARKER,
     MISLEADING,
     PARTIAL,
     SILENT_MISSED,
@@ -55,6 +56,7 @@ RESULTS = projects.REPO / "bench" / "results"
 BAR_USEFUL = 0.90
 HOOK_TIMEOUT = 30.0
 COMMAND_TIMEOUT = 60.0
+MAX_ADVISORY_BYTES = 400  # CONTRACTS.md #11
 OUTPUT_KEPT = 4000  # characters of each command's output kept in the JSON
 # The registered command (CONTRACTS.md #1), with the hooks directory as argv[1].
 HOOK_CODE = "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
@@ -317,7 +319,15 @@ def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
         "outside_graph": sum(1 for o in nudged if not o.verdict.in_graph),
         "silent_in_graph": verdicts[SILENT_MISSED],
         "useful_share": round(useful / len(nudged), 4) if nudged else None,
+        # the hook's contract, checked on the side: exit 0 and a quiet stderr on
+        # every call; advisories that start with the marker and fit in 400 bytes
+        "hook_errors": sum(1 for o in outcomes if o.hook_exit != 0 or o.hook_stderr.strip()),
+        "bad_format": sum(1 for o in nudged if not _well_formed(o.advisory or "")),
     }
+
+
+def _well_formed(advisory: str) -> bool:
+    return advisory.startswith(MARKER) and len(advisory.encode()) <= MAX_ADVISORY_BYTES
 
 
 def table_rows(outcomes: Sequence[Outcome]) -> list[tuple[str, str, dict[str, Any]]]:
@@ -648,6 +658,12 @@ def _main(args: argparse.Namespace, started: float) -> int:
         if not args.quiet:
             print(f"\n== {arm} (hook tree {tree}, {str(report['tree']['commit'])[:7]})")
         print(text_table(rows))
+        total = rows[-1][2]
+        if total["hook_errors"] or total["bad_format"]:
+            print(
+                f"hook contract: {total['hook_errors']} call(s) with a non-zero exit or stderr, "
+                f"{total['bad_format']} advisory(ies) without the marker or over 400 bytes"
+            )
         b = report["arms"][arm]["bar"]
         print(
             f"bar: {'met' if b['met'] else 'NOT met'} "

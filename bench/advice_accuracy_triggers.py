@@ -46,6 +46,10 @@ ISSUE_READS: dict[str, tuple[str, ...]] = {
     "click": ("build/lib/click/core.py",),
     "zod": ("v4/core/schemas.d.ts",),
 }
+# Bash searches the issue quotes, as written there: (command, the name it asks).
+ISSUE_COMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
+    "zod": (("rg '\\$ZodObject'", "$ZodObject"),),
+}
 # Qualified forms the issue names; `Class.method` ones are sampled.
 ISSUE_QUALIFIED: dict[str, tuple[tuple[str, str], ...]] = {
     "click": (("click", "echo"),),
@@ -174,6 +178,14 @@ def generate(
             add_symbol(f"sampled, {label} definition(s)", regex_escape(name), Target(name=name))
     for name in ISSUE_NAMES.get(project, ()):
         add_symbol("issue example", regex_escape(name), Target(name=name))
+
+    for command, name in ISSUE_COMMANDS.get(project, ()):
+        n = sum(1 for t in triggers if t.target.file is None)
+        tool_input = {"command": command, "description": f"Search the code for {name}"}
+        triggers.append(
+            Trigger(f"{project}-name-{n + 1:02d}", "Bash search", command.split()[0],
+                    "issue example, as written", "Bash", tool_input, Target(name=name))
+        )  # fmt: skip
 
     # Names the project imports but does not define.
     foreign = sorted(n for n in index.bindings if _is_name(n) and n not in index.definitions)
