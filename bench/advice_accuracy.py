@@ -17,11 +17,14 @@ not run (one line on stderr).
 from __future__ import annotations
 
 import argparse
+import atexit
+import io
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 import uuid
@@ -61,6 +64,8 @@ OUTPUT_KEPT = 4000  # characters of each command's output kept in the JSON
 # The registered command (CONTRACTS.md #1), with the hooks directory as argv[1].
 HOOK_CODE = "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
 KINDS = ("Read", "Bash read", "Grep", "Bash search")
+INDEX_DIR = ".index"  # under the telemetry directory (CONTRACTS.md #5)
+INDEX_WAIT = 120.0
 
 
 class UsageError(Exception):
@@ -278,14 +283,24 @@ def run_arm(
     shared = work / name / arm / "telemetry"
     if arm == "index":
         started = time.perf_counter()
-        code, out = runner.build_index(root, shared)
-        info = {
-            "graph_index_exit": code,
-            "graph_index_output": out[-400:],
-            "graph_index_seconds": round(time.perf_counter() - started, 2),
-        }
-        if code != 0:
-            raise projects.SetupError(f"{name}: `mishkan graph-index` exited {code}: {out[-200:]}")
+        if runner.has_index_builder():
+            code, out = runner.build_index(root, shared)
+            info = {"index_built_by": "mishkan graph-index", "graph_index_exit": code,
+                    "graph_index_output": out[-400:]}  # fmt: skip
+            if code != 0:
+                raise projects.SetupError(
+                    f"{name}: `mishkan graph-index` exited {code}: {out[-200:]}"
+                )
+        else:
+            info = {"index_built_by": "the hook's own background build, after one warm-up call"}
+            warm_up = next(t for t in prepared.triggers if t.target.file in prepared.graph.files)
+            runner.hook(warm_up, root, shared)
+            if not wait_until_settled(shared / INDEX_DIR, INDEX_WAIT):
+                raise projects.SetupError(
+                    f"{name}: the hook built no index in {shared / INDEX_DIR} "
+                    f"within {INDEX_WAIT:.0f} s"
+                )
+        info["index_seconds"] = round(time.perf_counter() - started, 2)
     outcomes = []
     for i, trigger in enumerate(prepared.triggers):
         telemetry = shared if arm == "index" else work / name / arm / f"telemetry-{i:03d}"
@@ -296,6 +311,29 @@ def run_arm(
         verdict = judge(trigger.target, advisory, results, prepared.index, prepared.graph)
         outcomes.append(Outcome(trigger, name, context, code, stderr, record, results, verdict))
     return outcomes, info
+
+
+def wait_until_settled(directory: Path, timeout: float, quiet: float = 2.0) -> bool:
+    """Wait until `directory` holds files and has not changed for `quiet`
+    seconds (the detached builder is done), or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    last: list[tuple[str, int, int]] = []
+    since = time.monotonic()
+    while time.monotonic() < deadline:
+        try:
+            now = sorted(
+                (p.name, p.stat().st_size, p.stat().st_mtime_ns)
+                for p in directory.iterdir()
+                if p.is_file()
+            )
+        except OSError:
+            now = []
+        if now != last:
+            last, since = now, time.monotonic()
+        elif now and time.monotonic() - since >= quiet:
+            return True
+        time.sleep(0.2)
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -436,6 +474,29 @@ def tree_provenance(tree: Path) -> dict[str, Any]:
     }
 
 
+def snapshot(tree: Path, rev: str, into: Path) -> dict[str, Any]:
+    """Export commit `rev` of the repository at `tree` into `into` (git
+    archive: the committed state, whatever the worktree holds)."""
+    sha = projects.output_of(["git", "-C", str(tree), "rev-parse", "--verify", f"{rev}^{{commit}}"])
+    if not sha:
+        raise UsageError(f"--rev {rev}: not a commit in {tree}")
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(tree), "archive", "--format=tar", sha],
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        raise UsageError(f"--rev {rev}: git archive failed: {e}") from None
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+        else:
+            tar.extractall(into)  # our own repository's commit
+    return {"path": str(tree), "commit": sha, "branch": rev, "dirty": False, "snapshot": True}
+
+
 def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outcome]]) -> None:
     tree = report["tree"]
     lines = [
@@ -530,9 +591,14 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
         help="where graphify writes the graph (default .graphify, MISHKAN's)",
     )
     p.add_argument(
+        "--rev",
+        help="measure this commit of --tree (exported with git archive), not its worktree",
+    )
+    p.add_argument(
         "--arms",
         default="auto",
-        help="index,no-index; auto: both when the tree has `mishkan graph-index`",
+        help="index,no-index (index: built by `mishkan graph-index` when the tree has it, else "
+        "by the hook's own background build); auto: both when the tree has the command",
     )
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--cache", type=Path, default=projects.DEFAULT_CACHE)
@@ -561,6 +627,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(args: argparse.Namespace, started: float) -> int:
     tree = args.tree.resolve()
+    provenance = tree_provenance(tree)
+    if args.rev:
+        exported = Path(tempfile.mkdtemp(prefix="advice-tree-"))
+        atexit.register(shutil.rmtree, exported, True)
+        provenance = snapshot(tree, args.rev, exported)
+        tree = exported
     if not (tree / "graphify_nudge.py").is_file():
         raise UsageError(f"--tree {tree}: no graphify_nudge.py there")
     names = [n.strip() for n in args.projects.split(",") if n.strip()]
@@ -579,8 +651,6 @@ def _main(args: argparse.Namespace, started: float) -> int:
         arms = [a.strip() for a in args.arms.split(",") if a.strip()]
         if not arms or set(arms) - {"index", "no-index"}:
             raise UsageError(f"--arms {args.arms}: expected index, no-index or auto")
-        if "index" in arms and not runner.has_index_builder():
-            raise UsageError(f"--arms index: {tree} has no mishkan_core/graph_index.py")
 
     prepared = [
         prepare_project(
@@ -617,7 +687,7 @@ def _main(args: argparse.Namespace, started: float) -> int:
     report: dict[str, Any] = {
         "bench": "advice_accuracy",
         "run_id": uuid.uuid4().hex[:12],
-        "tree": tree_provenance(tree),
+        "tree": provenance,
         "graphify": projects.graphify_version(graphify),
         "typescript": projects.TYPESCRIPT_VERSION,
         "python": sys.version.split()[0],
@@ -656,7 +726,7 @@ def _main(args: argparse.Namespace, started: float) -> int:
             "triggers": [o.row() for o in outcomes],
         }
         if not args.quiet:
-            print(f"\n== {arm} (hook tree {tree}, {str(report['tree']['commit'])[:7]})")
+            print(f"\n== {arm} (hook tree {provenance['path']}, {str(provenance['commit'])[:7]})")
         print(text_table(rows))
         total = rows[-1][2]
         if total["hook_errors"] or total["bad_format"]:

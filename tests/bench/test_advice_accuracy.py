@@ -548,3 +548,27 @@ def test_fetch_refuses_a_wrong_checksum(tmp_path: Path) -> None:
     with pytest.raises(projects.SetupError, match="is not the pinned"):
         projects.fetch("npm", "x@1", "x-1.tgz", "0" * 64, tmp_path)
     assert not archive.exists()
+
+
+def test_snapshot_exports_the_commit_not_the_worktree(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "graphify_nudge.py").write_text("# committed\n")
+    env = projects.git_env()
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
+    (repo / "graphify_nudge.py").write_text("# uncommitted\n")
+    into = tmp_path / "out"
+    into.mkdir()
+    info = bench.snapshot(repo, "HEAD", into)
+    assert (into / "graphify_nudge.py").read_text() == "# committed\n"
+    assert info["commit"] == projects.output_of(["git", "-C", str(repo), "rev-parse", "HEAD"])
+    with pytest.raises(bench.UsageError, match="not a commit"):
+        bench.snapshot(repo, "no-such-rev", into)
+
+
+def test_wait_until_settled(tmp_path: Path) -> None:
+    assert not bench.wait_until_settled(tmp_path, timeout=0.5, quiet=0.1)  # empty
+    (tmp_path / "x.idx").write_text("built")
+    assert bench.wait_until_settled(tmp_path, timeout=5, quiet=0.3)
+    assert not bench.wait_until_settled(tmp_path / "missing", timeout=0.5, quiet=0.1)
