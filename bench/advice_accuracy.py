@@ -1,0 +1,755 @@
+"""How often the hook's advice is right, on real code (issue 10, item 5).
+
+Builds code graphs of pinned third-party projects with the real graphify,
+feeds the hook (a checkout given by `--tree`) realistic Read, Grep and Bash
+triggers exactly as Claude Code would, runs every command each advisory
+suggests, and judges each advisory against definitions found without
+graphify. docs/advice_accuracy.md defines the verdicts and the bar:
+
+    python bench/advice_accuracy.py                       # this checkout's hook
+    python bench/advice_accuracy.py --tree /path/to/checkout --no-bar
+    tox -e advice
+
+Exit status: 0 the bar is met (or --no-bar), 1 it is not, 2 the bench could
+not run (one line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import atexit
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make `bench` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench import advice_accuracy_projects as projects
+from bench.advice_accuracy_defs import CODE_SUFFIXES, DefinitionIndex, project_index
+from bench.advice_accuracy_judge import (
+    MARKER,
+    MISLEADING,
+    PARTIAL,
+    SILENT_MISSED,
+    USEFUL,
+    USELESS,
+    CommandResult,
+    GraphView,
+    Verdict,
+    hook_context,
+    judge,
+    parse_advisory,
+)
+from bench.advice_accuracy_triggers import DEFAULT_SEED, Trigger, generate, hook_input
+
+RESULTS = projects.REPO / "bench" / "results"
+BAR_USEFUL = 0.90
+HOOK_TIMEOUT = 30.0
+COMMAND_TIMEOUT = 60.0
+MAX_ADVISORY_BYTES = 400  # CONTRACTS.md #11
+OUTPUT_KEPT = 4000  # characters of each command's output kept in the JSON
+# The registered command (CONTRACTS.md #1), with the hooks directory as argv[1].
+HOOK_CODE = "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
+KINDS = ("Read", "Bash read", "Grep", "Bash search")
+INDEX_DIR = ".index"  # under the telemetry directory (CONTRACTS.md #5)
+INDEX_WAIT = 120.0
+
+
+class UsageError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Running the hook and the commands it suggests
+
+
+@dataclass
+class Outcome:
+    trigger: Trigger
+    project: str
+    advisory: str | None
+    hook_exit: int
+    hook_stderr: str
+    telemetry: dict[str, Any]
+    commands: list[CommandResult]
+    verdict: Verdict
+
+    def row(self) -> dict[str, Any]:
+        t = self.trigger
+        return {
+            "id": t.id,
+            "project": self.project,
+            "kind": t.kind,
+            "form": t.form,
+            "origin": t.origin,
+            "target": t.target.describe(),
+            "tool_name": t.tool_name,
+            "tool_input": t.tool_input,
+            "advisory": self.advisory,
+            "hook_exit": self.hook_exit,
+            "hook_stderr": self.hook_stderr,
+            "telemetry": self.telemetry,
+            "commands": [
+                {"command": c.command, "exit_code": c.exit_code, "output": c.output[:OUTPUT_KEPT]}
+                for c in self.commands
+            ],
+            **asdict(self.verdict),
+        }
+
+
+@dataclass
+class Runner:
+    tree: Path
+    python: str
+    graphify: Path
+    layout: str
+    commands_run: dict[tuple[str, str], CommandResult] = field(default_factory=dict)
+
+    def env(self, root: Path, telemetry: Path, session: str) -> dict[str, str]:
+        env = {
+            k: os.environ[k]
+            for k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
+            if k in os.environ
+        }
+        env.update(  # as CLI 2.1.197 sets them for a hook (the captured env)
+            CLAUDECODE="1",
+            CLAUDE_CODE_ENTRYPOINT="sdk-cli",
+            CLAUDE_CODE_CHILD_SESSION="1",
+            CLAUDE_EFFORT="high",
+            CLAUDE_CODE_SESSION_ID=session,
+            CLAUDE_PROJECT_DIR=str(root),
+            CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC="1",
+            MISHKAN_TELEMETRY_DIR=str(telemetry),
+        )
+        return env
+
+    def has_index_builder(self) -> bool:
+        return (self.tree / "mishkan_core" / "graph_index.py").is_file()
+
+    def build_index(self, root: Path, telemetry: Path) -> tuple[int, str]:
+        env = self.env(root, telemetry, "graph-index")
+        env["PYTHONPATH"] = str(self.tree)
+        done = subprocess.run(
+            [self.python, "-m", "mishkan_core", "graph-index", "--project", str(root)],
+            cwd=root,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            check=False,
+            timeout=600,
+        )
+        return done.returncode, done.stdout.decode(errors="replace").strip()
+
+    def hook(
+        self, trigger: Trigger, root: Path, telemetry: Path
+    ) -> tuple[str, int, str, dict[str, Any]]:
+        stdin = hook_input(trigger, root)
+        env = self.env(root, telemetry, stdin["session_id"])
+        try:
+            done = subprocess.run(
+                [self.python, "-I", "-S", "-c", HOOK_CODE, str(self.tree), "--mode=advise"],
+                input=json.dumps(stdin).encode(),
+                cwd=root,
+                env=env,
+                capture_output=True,
+                check=False,
+                timeout=HOOK_TIMEOUT,
+            )
+        except subprocess.TimeoutExpired:
+            return "", -1, "timed out", {}
+        return (
+            done.stdout.decode(errors="replace"),
+            done.returncode,
+            done.stderr.decode(errors="replace"),
+            _telemetry_line(telemetry, stdin["tool_use_id"]),
+        )
+
+    def command(self, command: str, root: Path) -> CommandResult:
+        """Run a suggested command as written, in the project, as an agent's
+        Bash tool would (bash -c), with the pinned graphify first on PATH."""
+        key = (str(root), command)
+        if key in self.commands_run:
+            return self.commands_run[key]
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("GRAPHIFY_", "MISHKAN_"))}
+        env["PATH"] = f"{self.graphify.parent}{os.pathsep}{env.get('PATH', '')}"
+        try:
+            done = subprocess.run(
+                ["bash", "-c", command],
+                cwd=root,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                check=False,
+                timeout=COMMAND_TIMEOUT,
+            )
+            output = done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
+            result = CommandResult(command, done.returncode, output)
+        except subprocess.TimeoutExpired:
+            result = CommandResult(command, -1, f"timed out after {COMMAND_TIMEOUT:.0f} s")
+        self.commands_run[key] = result
+        return result
+
+
+def _telemetry_line(telemetry: Path, tool_use_id: str) -> dict[str, Any]:
+    """The hook's own record of the call (decision and reason), if it wrote one."""
+    for path in sorted(telemetry.rglob("*.jsonl")) if telemetry.is_dir() else ():
+        try:
+            lines = path.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            if tool_use_id not in line:
+                continue
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict) and record.get("tool_use_id") == tool_use_id:
+                return {k: record.get(k) for k in ("decision", "reason", "kind", "target")}
+    return {}
+
+
+# ---------------------------------------------------------------------------
+# One project, one arm
+
+
+@dataclass
+class Prepared:
+    checkout: projects.Checkout
+    graph: GraphView
+    index: DefinitionIndex
+    triggers: list[Trigger]
+
+
+def prepare_project(
+    project: projects.Project,
+    *,
+    cache: Path,
+    layout: str,
+    graphify: Path,
+    node: str | None,
+    seed: int,
+    rebuild: bool,
+) -> Prepared:
+    checkout = projects.prepare(project, cache, layout, graphify, rebuild)
+    graph = GraphView.load(checkout.graph)
+    code_files = [f for f in graph.files if f.endswith(CODE_SUFFIXES)]
+    ts_dir = (
+        projects.ensure_typescript(cache / "tools") if project.language == "typescript" else None
+    )
+    index = project_index(checkout.root, code_files, node, ts_dir)
+    noise_dirs = _noise_dirs(project.name)
+    triggers = generate(
+        project.name,
+        project.language,
+        root=checkout.root,
+        graph_files=graph.files,
+        noise_dirs=noise_dirs,
+        index=index,
+        seed=seed,
+    )
+    return Prepared(checkout, graph, index, triggers)
+
+
+def _noise_dirs(project: str) -> tuple[str, ...]:
+    return {
+        "click": ("build/lib", ".tox/py311/lib/python3.11/site-packages"),
+        "zod": ("v4", "node_modules/typescript"),
+    }.get(project, ())
+
+
+def run_arm(
+    runner: Runner, prepared: Prepared, arm: str, work: Path
+) -> tuple[list[Outcome], dict[str, Any]]:
+    """Feed every trigger to the hook; `arm` is "index" (the graph index built
+    first, one telemetry directory for the run) or "no-index" (a fresh
+    telemetry directory per trigger, so no index exists when the hook runs)."""
+    root = prepared.checkout.root
+    name = prepared.checkout.project.name
+    info: dict[str, Any] = {}
+    shared = work / name / arm / "telemetry"
+    if arm == "index":
+        started = time.perf_counter()
+        if runner.has_index_builder():
+            code, out = runner.build_index(root, shared)
+            info = {"index_built_by": "mishkan graph-index", "graph_index_exit": code,
+                    "graph_index_output": out[-400:]}  # fmt: skip
+            if code != 0:
+                raise projects.SetupError(
+                    f"{name}: `mishkan graph-index` exited {code}: {out[-200:]}"
+                )
+        else:
+            info = {"index_built_by": "the hook's own background build, after one warm-up call"}
+            warm_up = next(t for t in prepared.triggers if t.target.file in prepared.graph.files)
+            runner.hook(warm_up, root, shared)
+            if not wait_until_settled(shared / INDEX_DIR, INDEX_WAIT):
+                raise projects.SetupError(
+                    f"{name}: the hook built no index in {shared / INDEX_DIR} "
+                    f"within {INDEX_WAIT:.0f} s"
+                )
+        info["index_seconds"] = round(time.perf_counter() - started, 2)
+    outcomes = []
+    for i, trigger in enumerate(prepared.triggers):
+        telemetry = shared if arm == "index" else work / name / arm / f"telemetry-{i:03d}"
+        stdout, code, stderr, record = runner.hook(trigger, root, telemetry)
+        context = hook_context(stdout)
+        advisory = parse_advisory(context) if context else None
+        results = [runner.command(c, root) for c in advisory.commands] if advisory else []
+        verdict = judge(trigger.target, advisory, results, prepared.index, prepared.graph)
+        outcomes.append(Outcome(trigger, name, context, code, stderr, record, results, verdict))
+    return outcomes, info
+
+
+def wait_until_settled(directory: Path, timeout: float, quiet: float = 2.0) -> bool:
+    """Wait until `directory` holds files and has not changed for `quiet`
+    seconds (the detached builder is done), or `timeout` passes."""
+    deadline = time.monotonic() + timeout
+    last: list[tuple[str, int, int]] = []
+    since = time.monotonic()
+    while time.monotonic() < deadline:
+        try:
+            now = sorted(
+                (p.name, p.stat().st_size, p.stat().st_mtime_ns)
+                for p in directory.iterdir()
+                if p.is_file()
+            )
+        except OSError:
+            now = []
+        if now != last:
+            last, since = now, time.monotonic()
+        elif now and time.monotonic() - since >= quiet:
+            return True
+        time.sleep(0.2)
+    return False
+
+
+# ---------------------------------------------------------------------------
+# Tables
+
+
+def summarize(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    verdicts = Counter(o.verdict.verdict for o in outcomes)
+    nudged = [o for o in outcomes if o.verdict.nudged]
+    exits = Counter(str(o.commands[0].exit_code) if o.commands else "none" for o in nudged)
+    useful = verdicts[USEFUL]
+    return {
+        "triggers": len(outcomes),
+        "in_graph": sum(1 for o in outcomes if o.verdict.in_graph),
+        "nudged": len(nudged),
+        "exit_codes": dict(sorted(exits.items())),
+        USEFUL: useful,
+        PARTIAL: verdicts[PARTIAL],
+        MISLEADING: verdicts[MISLEADING],
+        USELESS: verdicts[USELESS],
+        "outside_graph": sum(1 for o in nudged if not o.verdict.in_graph),
+        "silent_in_graph": verdicts[SILENT_MISSED],
+        "useful_share": round(useful / len(nudged), 4) if nudged else None,
+        # the hook's contract, checked on the side: exit 0 and a quiet stderr on
+        # every call; advisories that start with the marker and fit in 400 bytes
+        "hook_errors": sum(1 for o in outcomes if o.hook_exit != 0 or o.hook_stderr.strip()),
+        "bad_format": sum(1 for o in nudged if not _well_formed(o.advisory or "")),
+    }
+
+
+def _well_formed(advisory: str) -> bool:
+    return advisory.startswith(MARKER) and len(advisory.encode()) <= MAX_ADVISORY_BYTES
+
+
+def table_rows(outcomes: Sequence[Outcome]) -> list[tuple[str, str, dict[str, Any]]]:
+    rows = []
+    for project in sorted({o.project for o in outcomes}):
+        mine = [o for o in outcomes if o.project == project]
+        for kind in KINDS:
+            of_kind = [o for o in mine if o.trigger.kind == kind]
+            if of_kind:
+                rows.append((project, kind, summarize(of_kind)))
+        rows.append((project, "all", summarize(mine)))
+    for kind in KINDS:
+        of_kind = [o for o in outcomes if o.trigger.kind == kind]
+        if of_kind:
+            rows.append(("total", kind, summarize(of_kind)))
+    rows.append(("total", "all", summarize(outcomes)))
+    return rows
+
+
+COLUMNS = (
+    "project",
+    "trigger",
+    "triggers",
+    "in graph",
+    "nudged",
+    "exit codes",
+    "useful",
+    "partial",
+    "misleading",
+    "useless",
+    "outside graph",
+    "silent in graph",
+    "useful %",
+)
+
+
+def _cells(project: str, kind: str, s: dict[str, Any]) -> list[str]:
+    exits = " ".join(f"{k}:{v}" for k, v in s["exit_codes"].items()) or "-"
+    share = f"{100 * s['useful_share']:.0f}%" if s["useful_share"] is not None else "-"
+    return [
+        project,
+        kind,
+        str(s["triggers"]),
+        str(s["in_graph"]),
+        str(s["nudged"]),
+        exits,
+        str(s[USEFUL]),
+        str(s[PARTIAL]),
+        str(s[MISLEADING]),
+        str(s[USELESS]),
+        str(s["outside_graph"]),
+        str(s["silent_in_graph"]),
+        share,
+    ]
+
+
+def origin_rows(outcomes: Sequence[Outcome]) -> list[tuple[str, dict[str, Any]]]:
+    """The totals by why a trigger was chosen (sampling stratum, issue example...)."""
+    origins = sorted({o.trigger.origin for o in outcomes})
+    return [
+        (origin, summarize([o for o in outcomes if o.trigger.origin == origin]))
+        for origin in origins
+    ]
+
+
+def markdown_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
+    lines = ["| " + " | ".join(COLUMNS) + " |", "|" + "---|" * len(COLUMNS)]
+    for project, kind, s in rows:
+        cells = _cells(project, kind, s)
+        if kind == "all":
+            cells = [f"**{c}**" for c in cells]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def text_table(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> str:
+    grid = [list(COLUMNS)] + [_cells(p, k, s) for p, k, s in rows]
+    widths = [max(len(r[i]) for r in grid) for i in range(len(COLUMNS))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in grid)
+
+
+def bar(total: dict[str, Any]) -> dict[str, Any]:
+    share = total["useful_share"]
+    checks = {
+        "useful_at_least_90_percent": share is not None and share >= BAR_USEFUL,
+        "none_misleading": total[MISLEADING] == 0,
+        "none_outside_graph": total["outside_graph"] == 0,
+    }
+    return {"met": all(checks.values()), **checks}
+
+
+# ---------------------------------------------------------------------------
+# Provenance and output
+
+
+def tree_provenance(tree: Path) -> dict[str, Any]:
+    def git(*args: str) -> str | None:
+        return projects.output_of(["git", "-C", str(tree), *args], timeout=30)
+
+    status = git("status", "--porcelain", "--", "graphify_nudge.py", "mishkan_core")
+    return {
+        "path": str(tree),
+        "commit": git("rev-parse", "HEAD"),
+        "branch": git("rev-parse", "--abbrev-ref", "HEAD"),
+        "dirty": bool(status) if status is not None else None,
+    }
+
+
+def snapshot(tree: Path, rev: str, into: Path) -> dict[str, Any]:
+    """Export commit `rev` of the repository at `tree` into `into` (git
+    archive: the committed state, whatever the worktree holds)."""
+    sha = projects.output_of(["git", "-C", str(tree), "rev-parse", "--verify", f"{rev}^{{commit}}"])
+    if not sha:
+        raise UsageError(f"--rev {rev}: not a commit in {tree}")
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(tree), "archive", "--format=tar", sha],
+            capture_output=True,
+            check=True,
+            timeout=120,
+        )
+    except (OSError, subprocess.SubprocessError) as e:
+        raise UsageError(f"--rev {rev}: git archive failed: {e}") from None
+    with tarfile.open(fileobj=io.BytesIO(done.stdout)) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+        else:
+            tar.extractall(into)  # our own repository's commit
+    return {"path": str(tree), "commit": sha, "branch": rev, "dirty": False, "snapshot": True}
+
+
+def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outcome]]) -> None:
+    tree = report["tree"]
+    lines = [
+        "# Advice accuracy",
+        "",
+        f"Hook tree `{tree['path']}` at {str(tree['commit'])[:7]}"
+        f"{' (uncommitted changes)' if tree['dirty'] else ''}; graphify {report['graphify']}, "
+        f"layout `{report['layout']}`, seed {report['seed']}. "
+        "Verdicts and bar: docs/advice_accuracy.md.",
+        "",
+        "| project | pinned | sha256 | commit | graph nodes | files in graph |",
+        "|---|---|---|---|---|---|",
+    ]
+    for p in report["projects"]:
+        lines.append(
+            f"| {p['name']} | `{p['requirement']}` | `{p['sha256'][:12]}` | "
+            f"{p['commit'][:7]} | {p['graph_nodes']} | {p['graph_files']} |"
+        )
+    for arm, outcomes in arms.items():
+        result = report["arms"][arm]
+        verdict = "met" if result["bar"]["met"] else "NOT met"
+        lines += [
+            "",
+            f"## {arm}",
+            "",
+            markdown_table(table_rows(outcomes)),
+            "",
+            f"Bar (>= 90% useful, none misleading, 0 outside the graph): **{verdict}**.",
+        ]
+        lines += [
+            "",
+            "By why a trigger was chosen (both projects):",
+            "",
+            "| chosen as | triggers | in graph | nudged | useful | partial | misleading "
+            "| useless | outside graph |",
+            "|---|---|---|---|---|---|---|---|---|",
+        ]
+        for origin, s in origin_rows(outcomes):
+            lines.append(
+                f"| {origin} | {s['triggers']} | {s['in_graph']} | {s['nudged']} | {s[USEFUL]} "
+                f"| {s[PARTIAL]} | {s[MISLEADING]} | {s[USELESS]} | {s['outside_graph']} |"
+            )
+        flawed = [o for o in outcomes if o.verdict.verdict in (PARTIAL, MISLEADING, USELESS)]
+        if flawed:
+            lines += ["", "| trigger | asked | verdict | why |", "|---|---|---|---|"]
+            for o in flawed:
+                asked = _asked(o.trigger).replace("|", "\\|")
+                why = o.verdict.reason.replace("|", "\\|")
+                lines.append(f"| {o.trigger.id} | `{asked}` | {o.verdict.verdict} | {why} |")
+    lines += [
+        "",
+        f"Run time: {report['timing']['total_seconds']} s "
+        f"({'cold' if report['timing']['cold'] else 'warm'} cache).",
+        "",
+    ]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines))
+
+
+def _asked(trigger: Trigger) -> str:
+    inp = trigger.tool_input
+    if trigger.tool_name == "Read":
+        return f"Read {inp['file_path'].rsplit('/', 1)[-1]} ({trigger.target.file})"
+    if trigger.tool_name == "Grep":
+        return f"Grep {inp['pattern']}"
+    return str(inp["command"])
+
+
+# ---------------------------------------------------------------------------
+# main
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        prog="advice_accuracy", description=__doc__.split("\n\n")[0] if __doc__ else None
+    )
+    p.add_argument(
+        "--tree",
+        type=Path,
+        default=projects.REPO,
+        help="checkout holding graphify_nudge.py and mishkan_core (default: this one)",
+    )
+    p.add_argument(
+        "--projects",
+        default=",".join(projects.PROJECTS),
+        help=f"comma-separated, of: {', '.join(projects.PROJECTS)}",
+    )
+    p.add_argument(
+        "--layout",
+        choices=sorted(projects.LAYOUTS),
+        default=".graphify",
+        help="where graphify writes the graph (default .graphify, MISHKAN's)",
+    )
+    p.add_argument(
+        "--rev",
+        help="measure this commit of --tree (exported with git archive), not its worktree",
+    )
+    p.add_argument(
+        "--arms",
+        default="auto",
+        help="index,no-index (index: built by `mishkan graph-index` when the tree has it, else "
+        "by the hook's own background build); auto: both when the tree has the command",
+    )
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    p.add_argument("--cache", type=Path, default=projects.DEFAULT_CACHE)
+    p.add_argument("--graphify", type=Path, help="a graphify console script of graphifyy 0.9.96")
+    p.add_argument("--python", default=sys.executable, help="the interpreter the hook runs on")
+    p.add_argument("--node", default="node", help="node, for the TypeScript compiler API")
+    p.add_argument(
+        "--rebuild", action="store_true", help="rebuild the project checkouts and graphs"
+    )
+    p.add_argument("--json", type=Path, default=RESULTS / "advice_accuracy.json")
+    p.add_argument("--markdown", type=Path, default=RESULTS / "advice_accuracy.md")
+    p.add_argument("--no-bar", action="store_true", help="report only: exit 0 whatever the result")
+    p.add_argument("--quiet", action="store_true", help="print only the tables")
+    return p.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    started = time.perf_counter()
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        return _main(args, started)
+    except (projects.SetupError, UsageError, RuntimeError, OSError) as e:
+        print(f"advice_accuracy: {e}", file=sys.stderr)
+        return 2
+
+
+def _main(args: argparse.Namespace, started: float) -> int:
+    tree = args.tree.resolve()
+    provenance = tree_provenance(tree)
+    if args.rev:
+        exported = Path(tempfile.mkdtemp(prefix="advice-tree-"))
+        atexit.register(shutil.rmtree, exported, True)
+        provenance = snapshot(tree, args.rev, exported)
+        tree = exported
+    if not (tree / "graphify_nudge.py").is_file():
+        raise UsageError(f"--tree {tree}: no graphify_nudge.py there")
+    names = [n.strip() for n in args.projects.split(",") if n.strip()]
+    unknown = [n for n in names if n not in projects.PROJECTS]
+    if unknown or not names:
+        raise UsageError(f"--projects: unknown {', '.join(unknown) or '(none given)'}")
+    for tool in ("git", "bash") + ((args.node,) if "zod" in names else ()):
+        if shutil.which(tool) is None:
+            raise UsageError(f"{tool} is not on PATH")
+    cache = args.cache.resolve()
+    graphify = projects.ensure_graphify(cache / "tools", args.graphify)
+    runner = Runner(tree, args.python, graphify, args.layout)
+    if args.arms == "auto":
+        arms = ["index", "no-index"] if runner.has_index_builder() else ["no-index"]
+    else:
+        arms = [a.strip() for a in args.arms.split(",") if a.strip()]
+        if not arms or set(arms) - {"index", "no-index"}:
+            raise UsageError(f"--arms {args.arms}: expected index, no-index or auto")
+
+    prepared = [
+        prepare_project(
+            projects.PROJECTS[n],
+            cache=cache,
+            layout=args.layout,
+            graphify=graphify,
+            node=args.node,
+            seed=args.seed,
+            rebuild=args.rebuild,
+        )
+        for n in names
+    ]
+    setup_seconds = time.perf_counter() - started
+    cold = any(p.checkout.built for p in prepared)
+
+    results: dict[str, list[Outcome]] = {}
+    arm_info: dict[str, dict[str, Any]] = {}
+    # Not a TemporaryDirectory: a hook may leave a detached index build writing
+    # into a telemetry directory; removing the tree ignores what it races with.
+    work = Path(tempfile.mkdtemp(prefix="advice-"))
+    try:
+        for arm in arms:
+            results[arm] = []
+            arm_info[arm] = {}
+            for p in prepared:
+                outcomes, info = run_arm(runner, p, arm, work)
+                results[arm].extend(outcomes)
+                arm_info[arm][p.checkout.project.name] = info
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    total_seconds = time.perf_counter() - started
+
+    report: dict[str, Any] = {
+        "bench": "advice_accuracy",
+        "run_id": uuid.uuid4().hex[:12],
+        "tree": provenance,
+        "graphify": projects.graphify_version(graphify),
+        "typescript": projects.TYPESCRIPT_VERSION,
+        "python": sys.version.split()[0],
+        "layout": args.layout,
+        "seed": args.seed,
+        "projects": [
+            {
+                "name": p.checkout.project.name,
+                "requirement": p.checkout.project.requirement,
+                "sha256": p.checkout.project.sha256,
+                "commit": p.checkout.commit,
+                "graph": str(p.checkout.graph.relative_to(p.checkout.root)),
+                "graph_nodes": sum(len(v) for v in p.graph.symbols.values()),
+                "graph_files": len(p.graph.files),
+                "noise": list(p.checkout.noise),
+                "definitions": sum(len(v) for v in p.index.definitions.values()),
+                "triggers": len(p.triggers),
+            }
+            for p in prepared
+        ],
+        "arms": {},
+        "timing": {
+            "cold": cold,
+            "setup_seconds": round(setup_seconds, 1),
+            "total_seconds": round(total_seconds, 1),
+            "commands_run": len(runner.commands_run),
+        },
+    }
+    for arm, outcomes in results.items():
+        rows = table_rows(outcomes)
+        report["arms"][arm] = {
+            "info": arm_info[arm],
+            "table": [{"project": p, "trigger": k, **s} for p, k, s in rows],
+            "bar": bar(rows[-1][2]),
+            "by_origin": [{"origin": o, **s} for o, s in origin_rows(outcomes)],
+            "triggers": [o.row() for o in outcomes],
+        }
+        if not args.quiet:
+            print(f"\n== {arm} (hook tree {provenance['path']}, {str(provenance['commit'])[:7]})")
+        print(text_table(rows))
+        total = rows[-1][2]
+        if total["hook_errors"] or total["bad_format"]:
+            print(
+                f"hook contract: {total['hook_errors']} call(s) with a non-zero exit or stderr, "
+                f"{total['bad_format']} advisory(ies) without the marker or over 400 bytes"
+            )
+        b = report["arms"][arm]["bar"]
+        print(
+            f"bar: {'met' if b['met'] else 'NOT met'} "
+            + " ".join(f"{k}={v}" for k, v in b.items() if k != "met")
+        )
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")
+    write_markdown(args.markdown, report, results)
+    if not args.quiet:
+        print(
+            f"\n{'cold' if cold else 'warm'} run: {total_seconds:.1f} s "
+            f"(setup {setup_seconds:.1f} s); wrote {args.json} and {args.markdown}"
+        )
+    primary = report["arms"][arms[0]]["bar"]
+    return 0 if args.no_bar or primary["met"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,369 @@
+"""Where each name is defined, found without graphify (the accuracy bench's truth).
+
+Python files are read with `ast`; TypeScript and JavaScript files with the real
+TypeScript compiler API (`typescript` from npm, pinned by the bench), through
+the small node script in `TS_LISTER`. Both apply one rule, documented in
+docs/advice_accuracy.md:
+
+* every function, method or class statement is a definition, at any depth
+  (Python `def`/`async def`/`class`; TS/JS function, class, method,
+  constructor and accessor declarations, in classes and object literals);
+* a TS interface, type alias, enum (and its members) and namespace is a
+  definition, and so is a member (property or method signature) of a named
+  type: an interface, or an object type that is a type alias's body (also
+  within `A & {...}`), not an anonymous inline type such as a parameter's
+  options `{ Err?: ... }`;
+* a variable is a definition only at module, namespace or class level (Python
+  `X = ...`/`X: T = ...` at module or class level; TS `const/let/var` at module
+  or namespace level, and class property declarations): locals are not;
+* imports, re-exports, parameters and attribute assignments (`self.x = ...`,
+  `inst.parse = ...`) are not definitions. Imports and re-exports are kept as
+  *bindings*: a site that points at one is not wrong, but it is not a
+  definition either.
+
+Declarations of one name in one scope of one file are one definition with
+several lines: TS merges them into one symbol (overload signatures and their
+implementation, `interface X` beside `const X`), and in Python they rebind one
+name in one namespace (`@overload` stubs, `if WIN: def getchar ... else: def
+getchar ...`).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+PYTHON_SUFFIXES = (".py", ".pyi")
+SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
+CODE_SUFFIXES = PYTHON_SUFFIXES + SCRIPT_SUFFIXES
+
+# Kinds: what the declaration is. "function" covers methods, constructors and
+# accessors; "class"; "interface", "type", "enum", "namespace" (TS); "member"
+# (a property, method signature or enum member); "variable"; "binding" (an
+# import or re-export: never a definition).
+
+
+@dataclass(frozen=True)
+class Decl:
+    """One declaration statement: `lines` runs from its first line (decorators,
+    `export`) to the line of its name."""
+
+    file: str
+    name: str
+    kind: str
+    container: tuple[str, ...]
+    line: int
+    name_line: int
+
+    def covers(self, line: int) -> bool:
+        return self.line <= line <= self.name_line
+
+
+@dataclass(frozen=True)
+class Definition:
+    """One definition of a name: a declaration, or an overload group."""
+
+    file: str
+    name: str
+    container: tuple[str, ...]
+    decls: tuple[Decl, ...]
+
+    @property
+    def line(self) -> int:
+        return self.decls[0].name_line
+
+    @property
+    def kinds(self) -> frozenset[str]:
+        return frozenset(d.kind for d in self.decls)
+
+    def covers(self, file: str, line: int) -> bool:
+        return file == self.file and any(d.covers(line) for d in self.decls)
+
+    def site(self) -> str:
+        return f"{self.file}:{self.line}"
+
+
+@dataclass
+class DefinitionIndex:
+    """Definitions and bindings by name, over a fixed set of files."""
+
+    files: frozenset[str]
+    definitions: dict[str, list[Definition]] = field(default_factory=dict)
+    bindings: dict[str, list[Decl]] = field(default_factory=dict)
+
+    def lookup(
+        self, name: str, qualifier: str | None = None, kinds: Iterable[str] = ()
+    ) -> list[Definition]:
+        """Definitions of `name`, optionally under `qualifier` (an enclosing
+        class, function or namespace, or a directory or module name of the file:
+        `click.echo`, `Context.invoke`) and restricted to `kinds`."""
+        wanted = frozenset(kinds)
+        out = []
+        for d in self.definitions.get(name, ()):
+            if wanted and not wanted & d.kinds:
+                continue
+            if qualifier is not None and not _qualified_by(d, qualifier):
+                continue
+            out.append(d)
+        return out
+
+    def is_binding(self, name: str, file: str, line: int) -> bool:
+        return any(b.file == file and b.covers(line) for b in self.bindings.get(name, ()))
+
+
+def _qualified_by(d: Definition, qualifier: str) -> bool:
+    if qualifier in d.container:
+        return True
+    parts = d.file.split("/")
+    stem = parts[-1].rsplit(".", 1)[0]
+    return qualifier in parts[:-1] or qualifier == stem
+
+
+def group_definitions(decls: Iterable[Decl]) -> list[Definition]:
+    """One definition per (file, enclosing scope, name): TS merges such
+    declarations into one symbol (overloads, `interface X` + `const X`), and in
+    Python they rebind one name in one namespace (`if WIN: def getchar ...
+    else: def getchar ...`, `@overload` stubs)."""
+    groups: dict[tuple[str, tuple[str, ...], str], list[Decl]] = {}
+    for decl in decls:
+        groups.setdefault((decl.file, decl.container, decl.name), []).append(decl)
+    out = [
+        Definition(file, name, container, tuple(sorted(group, key=lambda d: d.line)))
+        for (file, container, name), group in groups.items()
+    ]
+    out.sort(key=lambda d: (d.file, d.line))
+    return out
+
+
+def build_index(decls: Iterable[Decl], files: Iterable[str]) -> DefinitionIndex:
+    index = DefinitionIndex(frozenset(files))
+    by_name: dict[str, list[Decl]] = {}
+    for decl in decls:
+        if decl.kind == "binding":
+            index.bindings.setdefault(decl.name, []).append(decl)
+        else:
+            by_name.setdefault(decl.name, []).append(decl)
+    for name, group in by_name.items():
+        index.definitions[name] = group_definitions(group)
+    return index
+
+
+# ---------------------------------------------------------------------------
+# Python, with ast
+
+
+def python_decls(source: bytes | str, file: str) -> list[Decl]:
+    """The declarations of one Python file (see the module docstring)."""
+    tree = ast.parse(source, file)
+    out: list[Decl] = []
+    _walk_python(tree.body, (), False, file, out)
+    return out
+
+
+_DEF_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCK_FIELDS = ("body", "orelse", "finalbody", "handlers")
+
+
+def _walk_python(
+    body: list[ast.stmt], container: tuple[str, ...], in_function: bool, file: str, out: list[Decl]
+) -> None:
+    for node in body:
+        if isinstance(node, _DEF_NODES):
+            first = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            kind = "class" if isinstance(node, ast.ClassDef) else "function"
+            out.append(Decl(file, node.name, kind, container, first, node.lineno))
+            _walk_python(
+                node.body, (*container, node.name), in_function or kind == "function", file, out
+            )
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if bound != "*":
+                    out.append(Decl(file, bound, "binding", container, node.lineno, node.lineno))
+            continue
+        if not in_function and isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                for name in _assigned_names(target):
+                    out.append(Decl(file, name, "variable", container, node.lineno, node.lineno))
+        for block in _BLOCK_FIELDS:
+            sub = getattr(node, block, None)
+            if isinstance(sub, list):
+                stmts: list[ast.stmt] = []
+                for item in sub:
+                    if isinstance(item, ast.ExceptHandler):
+                        stmts.extend(item.body)
+                    elif isinstance(item, ast.stmt):
+                        stmts.append(item)
+                _walk_python(stmts, container, in_function, file, out)
+
+
+def _assigned_names(target: ast.expr) -> Iterator[str]:
+    """Names a target binds: `X`, `a, b`, `(a, *rest)`; not `self.x` or `d[k]`."""
+    if isinstance(target, ast.Name):
+        yield target.id
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for elt in target.elts:
+            yield from _assigned_names(elt)
+    elif isinstance(target, ast.Starred):
+        yield from _assigned_names(target.value)
+
+
+# ---------------------------------------------------------------------------
+# TypeScript and JavaScript, with the TypeScript compiler API
+
+# argv: <typescript module dir> <project root>; stdin: a JSON list of files;
+# stdout: one JSON object per declaration.
+TS_LISTER = r"""
+"use strict";
+const path = require("path");
+const fs = require("fs");
+const [tsDir, root] = process.argv.slice(-2);  // `node -e SCRIPT tsDir root`
+const ts = require(tsDir);
+const files = JSON.parse(fs.readFileSync(0, "utf8"));
+const K = ts.SyntaxKind;
+const FUNCTION_LIKE = new Set([K.FunctionDeclaration, K.FunctionExpression, K.ArrowFunction,
+  K.MethodDeclaration, K.Constructor, K.GetAccessor, K.SetAccessor]);
+function nameOf(node) {
+  const n = node.name;
+  if (!n) return null;
+  if (ts.isIdentifier(n) || ts.isPrivateIdentifier(n)) return n.text;
+  if (ts.isStringLiteral(n) || ts.isNumericLiteral(n)) return n.text;
+  return null;
+}
+// A member of a named type: an interface, or an object type that is (part of)
+// a type alias's body; not an anonymous inline type (a parameter's options).
+function ownedByNamedType(node) {
+  let owner = node.parent;
+  if (ts.isInterfaceDeclaration(owner)) return true;
+  if (!ts.isTypeLiteralNode(owner)) return false;
+  owner = owner.parent;
+  while (owner && (ts.isIntersectionTypeNode(owner) || ts.isUnionTypeNode(owner)
+         || ts.isParenthesizedTypeNode(owner))) owner = owner.parent;
+  return !!owner && ts.isTypeAliasDeclaration(owner);
+}
+const lines = [];
+for (const rel of files) {
+  const text = fs.readFileSync(path.join(root, rel), "utf8");
+  const scriptKind = /\.tsx$/.test(rel) ? ts.ScriptKind.TSX
+    : /\.(m|c)?jsx?$/.test(rel) ? ts.ScriptKind.JSX : ts.ScriptKind.TS;
+  const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true, scriptKind);
+  const lineOf = (pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
+  const emit = (node, name, kind, container, opts) => {
+    const o = opts || {};
+    const start = o.start !== undefined ? o.start : node.getStart(sf);
+    const nameNode = o.nameNode || node.name || node;
+    lines.push(JSON.stringify({file: rel, name: name, kind: kind, container: container,
+      line: lineOf(start), name_line: lineOf(nameNode.getStart(sf))}));
+  };
+  function visit(node, container, inFunction) {
+    let push = null;
+    const name = nameOf(node);
+    const parent = node.parent;
+    switch (node.kind) {
+      case K.FunctionDeclaration:
+        if (name) { emit(node, name, "function", container); push = name; }
+        break;
+      case K.ClassDeclaration: case K.ClassExpression:
+        if (name) { emit(node, name, "class", container); push = name; }
+        break;
+      case K.InterfaceDeclaration: emit(node, name, "interface", container); push = name; break;
+      case K.TypeAliasDeclaration: emit(node, name, "type", container); push = name; break;
+      case K.EnumDeclaration: emit(node, name, "enum", container); push = name; break;
+      case K.EnumMember: if (name) emit(node, name, "member", container); break;
+      case K.ModuleDeclaration:
+        if (ts.isIdentifier(node.name)) { emit(node, name, "namespace", container); push = name; }
+        break;
+      case K.VariableDeclaration:
+        if (!inFunction && ts.isIdentifier(node.name)) {
+          const stmt = parent && parent.parent;
+          const start = stmt && ts.isVariableStatement(stmt) ? stmt.getStart(sf) : undefined;
+          emit(node, name, "variable", container, {start: start});
+          push = name;
+        }
+        break;
+      case K.MethodDeclaration: case K.GetAccessor: case K.SetAccessor:
+        if (name) emit(node, name, "function", container);
+        break;
+      case K.Constructor:
+        emit(node, "constructor", "function", container, {nameNode: node.getFirstToken(sf)});
+        break;
+      case K.PropertyDeclaration:
+        if (name) emit(node, name, "member", container);
+        break;
+      case K.MethodSignature: case K.PropertySignature:
+        if (name && !inFunction && ownedByNamedType(node)) emit(node, name, "member", container);
+        break;
+      case K.ImportSpecifier: case K.ExportSpecifier: case K.NamespaceImport:
+      case K.NamespaceExport: case K.ImportClause:
+        if (name) emit(node, name, "binding", container);
+        break;
+    }
+    const inner = push === null ? container : container.concat([push]);
+    const childInFunction = inFunction || FUNCTION_LIKE.has(node.kind);
+    ts.forEachChild(node, (child) => visit(child, inner, childInFunction));
+  }
+  visit(sf, [], false);
+}
+process.stdout.write(lines.join("\n"));
+"""
+
+
+def script_decls(node: str, typescript_dir: Path, root: Path, files: Sequence[str]) -> list[Decl]:
+    """The declarations of TS/JS `files` (relative to `root`), from the compiler API."""
+    if not files:
+        return []
+    done = subprocess.run(
+        [node, "-e", TS_LISTER, str(typescript_dir.resolve()), str(root.resolve())],
+        input=json.dumps(list(files)).encode(),
+        capture_output=True,
+        check=False,
+        timeout=600,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(
+            "the TypeScript declaration lister failed: "
+            + done.stderr.decode(errors="replace").strip()[-400:]
+        )
+    out = []
+    for line in done.stdout.decode().splitlines():
+        d = json.loads(line)
+        out.append(
+            Decl(
+                d["file"],
+                d["name"],
+                d["kind"],
+                tuple(d["container"]),
+                int(d["line"]),
+                max(int(d["line"]), int(d["name_line"])),
+            )
+        )
+    return out
+
+
+def project_index(
+    root: Path, files: Iterable[str], node: str | None = None, typescript_dir: Path | None = None
+) -> DefinitionIndex:
+    """Definitions over `files` (relative to `root`): Python with ast, TS/JS
+    with the compiler API (needs `node` and `typescript_dir`)."""
+    files = sorted(set(files))
+    decls: list[Decl] = []
+    scripts = []
+    for rel in files:
+        if rel.endswith(PYTHON_SUFFIXES):
+            try:
+                decls.extend(python_decls((root / rel).read_bytes(), rel))
+            except SyntaxError:
+                continue  # a file Python cannot parse defines nothing we can check
+        elif rel.endswith(SCRIPT_SUFFIXES):
+            scripts.append(rel)
+    if scripts:
+        if node is None or typescript_dir is None:
+            raise RuntimeError("TypeScript files need node and the typescript package")
+        decls.extend(script_decls(node, typescript_dir, root, scripts))
+    return build_index(decls, files)

@@ -1,0 +1,366 @@
+"""The accuracy bench's real-world inputs: pinned third-party projects, the
+pinned tools, and a code graph of each built by the real graphify.
+
+Everything is fetched at run time with the ordinary clients (`pip download`,
+`npm pack`), checked against a pinned sha256, and cached under
+`.cache/advice/` (gitignored); nothing fetched is ever committed. Each project
+becomes a git repository whose commit sha is reproducible (fixed author,
+dates and contents), with the noise a real checkout has beside its sources:
+build output, an installed copy in a tool's virtualenv, `node_modules/`. All
+of it is gitignored, so graphify leaves it out of the graph, and Reads of it
+are Reads of files outside the graph.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_CACHE = REPO / ".cache" / "advice"
+
+GRAPHIFY_REQUIREMENT = "graphifyy==0.9.96"  # the version tests/e2e pins and the issue measured
+TYPESCRIPT_VERSION = "5.9.3"
+TYPESCRIPT_SHA256 = "10e108c9cf7d5f2879053dff18515fb405abf2ccef63eaaf017d9c571687a1d3"
+# Bumped whenever the recipe below changes what a project directory holds.
+RECIPE = 1
+COMMIT_DATE = "2024-01-01T00:00:00+00:00"
+GIT_IDENTITY = ("advice-bench", "advice-bench@localhost")
+
+# Where graphify writes the graph: MISHKAN's convention, `GRAPHIFY_OUT=.graphify`
+# given to the build only (the agent's shell does not export it), or graphify's
+# own default, `graphify-out/`.
+LAYOUTS = {".graphify": ".graphify", "graphify-out": "graphify-out"}
+
+
+class SetupError(Exception):
+    """The bench cannot prepare its inputs (exit 2, one line on stderr)."""
+
+
+@dataclass(frozen=True)
+class Project:
+    name: str
+    language: str
+    fetcher: str  # "pip" or "npm"
+    requirement: str  # what the client is asked for
+    archive: str  # the file it downloads
+    sha256: str
+    top: str  # the archive's top directory
+    ignored: tuple[str, ...]  # .gitignore lines (build output, tool dirs)
+    noise: Callable[[Path, Path], list[str]]  # (project dir, tools dir) -> what it added
+
+
+def _copy_tree(src: Path, dst: Path) -> None:
+    shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+
+
+def _click_noise(root: Path, tools: Path) -> list[str]:
+    """What `python -m build`/`setup.py build` and tox leave in a click checkout."""
+    _copy_tree(root / "src" / "click", root / "build" / "lib" / "click")
+    site = root / ".tox" / "py311" / "lib" / "python3.11" / "site-packages"
+    _copy_tree(root / "src" / "click", site / "click")
+    return ["build/lib/click/", ".tox/py311/lib/python3.11/site-packages/click/"]
+
+
+def _zod_noise(root: Path, tools: Path) -> list[str]:
+    """zod's published package already holds its build output (`v4/`, `v3/`,
+    `index.d.ts`, ...: gitignored here, as in zod's own repository); add an
+    installed dev dependency, the pinned TypeScript compiler, in node_modules/."""
+    _copy_tree(ensure_typescript(tools), root / "node_modules" / "typescript")
+    return [
+        "v3/ v4/ v4-mini/ mini/ locales/ index.* (zod's build output)",
+        "node_modules/typescript/",
+    ]
+
+
+_COMMON_IGNORED = ("__pycache__/", ".graphify/", "graphify-out/", ".mishkan/")
+
+PROJECTS: dict[str, Project] = {
+    "click": Project(
+        name="click",
+        language="python",
+        fetcher="pip",
+        requirement="click==8.1.7",
+        archive="click-8.1.7.tar.gz",
+        sha256="ca9853ad459e787e2192211578cc907e7594e294c7ccc834310722b41b9ca6de",
+        top="click-8.1.7",
+        ignored=("build/", ".tox/", "*.egg-info/", *_COMMON_IGNORED),
+        noise=_click_noise,
+    ),
+    "zod": Project(
+        name="zod",
+        language="typescript",
+        fetcher="npm",
+        requirement="zod@4.1.12",
+        archive="zod-4.1.12.tgz",
+        sha256="2ef9d7a7d822b059c9bd21f87caa4fdc48220d437353678984df942fb67b43fa",
+        top="package",
+        ignored=(
+            "/index.*",
+            "/v3/",
+            "/v4/",
+            "/v4-mini/",
+            "/mini/",
+            "/locales/",
+            "node_modules/",
+            *_COMMON_IGNORED,
+        ),
+        noise=_zod_noise,
+    ),
+}
+
+
+# ---------------------------------------------------------------------------
+# Fetching
+
+
+def sha256_of(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _run(argv: list[str], cwd: Path | None = None, env: dict[str, str] | None = None) -> None:
+    try:
+        done = subprocess.run(
+            argv, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, check=False
+        )
+    except OSError as e:
+        raise SetupError(f"cannot run {argv[0]}: {e}") from None
+    if done.returncode != 0:
+        tail = done.stdout.decode(errors="replace").strip().splitlines()[-1:] or ["no output"]
+        raise SetupError(f"`{' '.join(argv[:4])} ...` failed ({done.returncode}): {tail[0]}")
+
+
+def fetch(fetcher: str, requirement: str, archive: str, sha256: str, downloads: Path) -> Path:
+    """The verified archive, downloaded once with the registry's own client."""
+    path = downloads / archive
+    if not path.exists():
+        downloads.mkdir(parents=True, exist_ok=True)
+        if fetcher == "pip":
+            _run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "--quiet",
+                    "--no-deps",
+                    "--no-binary",
+                    ":all:",
+                    "--dest",
+                    str(downloads),
+                    requirement,
+                ]
+            )
+        else:
+            _run(["npm", "pack", "--silent", "--pack-destination", str(downloads), requirement])
+        if not path.exists():
+            raise SetupError(f"{requirement}: the download did not produce {archive}")
+    actual = sha256_of(path)
+    if actual != sha256:
+        path.unlink()
+        raise SetupError(f"{archive}: sha256 {actual} is not the pinned {sha256}; removed it")
+    return path
+
+
+def _extract(archive: Path, dest: Path) -> None:
+    with tarfile.open(archive) as tar:
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(dest, filter="data")
+        else:  # Python < 3.11.4: the archive's sha256 was verified above
+            tar.extractall(dest)
+
+
+# ---------------------------------------------------------------------------
+# Tools
+
+
+def typescript_dir(tools: Path) -> Path:
+    return tools / f"typescript-{TYPESCRIPT_VERSION}" / "package"
+
+
+def ensure_typescript(tools: Path) -> Path:
+    """The pinned TypeScript compiler (it has no dependencies: its npm tarball,
+    unpacked, is the installed package)."""
+    target = typescript_dir(tools)
+    if (target / "lib" / "typescript.js").exists():
+        return target
+    archive = fetch(
+        "npm",
+        f"typescript@{TYPESCRIPT_VERSION}",
+        f"typescript-{TYPESCRIPT_VERSION}.tgz",
+        TYPESCRIPT_SHA256,
+        tools / "downloads",
+    )
+    shutil.rmtree(target.parent, ignore_errors=True)
+    _extract(archive, target.parent)
+    return target
+
+
+def _pin(requirement: str) -> str:
+    return requirement.split("==", 1)[1]
+
+
+def output_of(argv: list[str], timeout: float = 60) -> str | None:
+    """A command's stripped stdout, or None when it cannot run or fails."""
+    try:
+        done = subprocess.run(
+            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, check=True, timeout=timeout
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return done.stdout.decode(errors="replace").strip()
+
+
+def graphify_version(graphify: Path) -> str | None:
+    code = "import importlib.metadata as m;print(m.version('graphifyy'))"
+    return output_of([str(graphify.parent / "python"), "-c", code]) or None
+
+
+def _python_for_graphify() -> str:
+    if sys.version_info >= (3, 10):
+        return sys.executable
+    for version in ("3.11", "3.12", "3.13", "3.10"):
+        found = shutil.which(f"python{version}")
+        if found:
+            return found
+    raise SetupError(f"{GRAPHIFY_REQUIREMENT} needs Python >= 3.10 and none was found")
+
+
+def ensure_graphify(tools: Path, given: Path | None = None) -> Path:
+    """The `graphify` console script of the pinned graphifyy: `given`, else a
+    virtualenv in the cache, created once."""
+    pin = _pin(GRAPHIFY_REQUIREMENT)
+    if given is not None:
+        version = graphify_version(given)
+        if version != pin:
+            raise SetupError(f"{given} is graphifyy {version}, not the pinned {pin}")
+        return given
+    venv = tools / f"graphify-{pin}"
+    exe = venv / "bin" / "graphify"
+    if exe.exists() and graphify_version(exe) == pin:
+        return exe
+    print(f"advice: installing {GRAPHIFY_REQUIREMENT} into {venv}", file=sys.stderr, flush=True)
+    _run([_python_for_graphify(), "-m", "venv", "--clear", str(venv)])
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", GRAPHIFY_REQUIREMENT])
+    if graphify_version(exe) != pin:
+        raise SetupError(f"installing {GRAPHIFY_REQUIREMENT} into {venv} failed")
+    return exe
+
+
+# ---------------------------------------------------------------------------
+# Project checkouts
+
+
+@dataclass(frozen=True)
+class Checkout:
+    project: Project
+    root: Path
+    layout: str
+    graph: Path  # the graph.json graphify wrote
+    commit: str
+    noise: tuple[str, ...]
+    built: bool  # built in this run (False: reused from the cache)
+
+
+def git_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    name, email = GIT_IDENTITY
+    env.update(
+        GIT_AUTHOR_NAME=name,
+        GIT_AUTHOR_EMAIL=email,
+        GIT_COMMITTER_NAME=name,
+        GIT_COMMITTER_EMAIL=email,
+        GIT_AUTHOR_DATE=COMMIT_DATE,
+        GIT_COMMITTER_DATE=COMMIT_DATE,
+        GIT_CONFIG_NOSYSTEM="1",
+        GIT_CONFIG_GLOBAL=os.devnull,
+    )
+    return env
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-c", "core.autocrlf=false", "-c", "commit.gpgsign=false", *args],
+        cwd=root,
+        env=git_env(),
+        capture_output=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise SetupError(f"git {args[0]} in {root}: {done.stderr.decode(errors='replace').strip()}")
+    return done.stdout.decode().strip()
+
+
+def _stamp(project: Project, layout: str, graphify: str) -> dict[str, object]:
+    return {
+        "recipe": RECIPE,
+        "archive": project.archive,
+        "sha256": project.sha256,
+        "layout": layout,
+        "graphify": graphify,
+        "typescript": TYPESCRIPT_VERSION if project.language == "typescript" else None,
+    }
+
+
+def prepare(
+    project: Project, cache: Path, layout: str, graphify: Path, rebuild: bool = False
+) -> Checkout:
+    """The project as a git repository with its graph, reused from the cache
+    when the recipe, the archive, the layout and graphify are unchanged."""
+    tools = cache / "tools"
+    root = cache / "projects" / f"{project.name}-{layout.strip('.')}"
+    stamp_file = root.parent / f"{root.name}.json"
+    graph = root / LAYOUTS[layout] / "graph.json"
+    stamp = _stamp(project, layout, _pin(GRAPHIFY_REQUIREMENT))
+    if not rebuild and graph.exists() and stamp_file.exists():
+        recorded = json.loads(stamp_file.read_text())
+        if recorded.get("stamp") == stamp:
+            return Checkout(
+                project, root, layout, graph, recorded["commit"], tuple(recorded["noise"]), False
+            )
+    archive = fetch(
+        project.fetcher, project.requirement, project.archive, project.sha256, cache / "downloads"
+    )
+    shutil.rmtree(root, ignore_errors=True)
+    stamp_file.unlink(missing_ok=True)
+    unpack = root.parent / f"{root.name}.unpack"
+    shutil.rmtree(unpack, ignore_errors=True)
+    _extract(archive, unpack)
+    (unpack / project.top).rename(root)
+    unpack.rmdir()
+    (root / ".gitignore").write_text("".join(line + "\n" for line in project.ignored))
+    noise = project.noise(root, tools)
+    _git(root, "init", "--quiet", "--initial-branch=main")
+    _git(root, "add", "--all")
+    _git(root, "commit", "--quiet", "--no-verify", "-m", f"{project.requirement}, as published")
+    commit = _git(root, "rev-parse", "HEAD")
+    _build_graph(root, layout, graphify)
+    if not graph.exists():
+        raise SetupError(f"graphify wrote no {graph}")
+    stamp_file.write_text(json.dumps({"stamp": stamp, "commit": commit, "noise": noise}, indent=1))
+    return Checkout(project, root, layout, graph, commit, tuple(noise), True)
+
+
+def _build_graph(root: Path, layout: str, graphify: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "GRAPHIFY_OUT"}
+    if layout == ".graphify":
+        env["GRAPHIFY_OUT"] = ".graphify"
+    _run([str(graphify), "extract", ".", "--code-only"], cwd=root, env=env)
+
+
+def graph_files(graph: Path) -> frozenset[str]:
+    """The files the graph holds: every node's non-empty `source_file`."""
+    data = json.loads(graph.read_text())
+    return frozenset(str(n["source_file"]) for n in data.get("nodes", ()) if n.get("source_file"))

@@ -1,0 +1,574 @@
+"""The accuracy bench's own logic, on small local inputs (no network, no graphify).
+
+The whole bench runs with `tox -e advice`; these check the parts it rests on:
+reading an advisory, reading graphify's output, the independent definitions,
+the verdicts, the trigger procedure and the hook input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from bench import advice_accuracy as bench
+from bench import advice_accuracy_projects as projects
+from bench.advice_accuracy_defs import (
+    Decl,
+    DefinitionIndex,
+    build_index,
+    project_index,
+    python_decls,
+)
+from bench.advice_accuracy_judge import (
+    MISLEADING,
+    PARTIAL,
+    SILENT_MISSED,
+    SILENT_OK,
+    USEFUL,
+    USELESS,
+    CommandResult,
+    GraphView,
+    Target,
+    hook_context,
+    judge,
+    normalize_label,
+    parse_advisory,
+    parse_graphify_output,
+)
+from bench.advice_accuracy_triggers import Trigger, generate, hook_input, regex_escape
+from tests.shared_data import shared_path
+
+# Real outputs of graphify 0.9.96 (`explain`, on click 8.1.7's graph).
+EXPLAIN_OPTION = """Node: Option
+  ID:        src_click_core_option
+  Source:    src/click/core.py L2449
+  Type:      code
+  Community: 13
+  Degree:    39
+
+Connections (39):
+  <-- click/__init__.py [imports] [EXTRACTED] src/click/__init__.py:L14
+  --> Parameter [inherits] [EXTRACTED] src/click/core.py:L2449
+"""
+EXPLAIN_FILE = """Node: core.py
+  ID:        src_click_core
+  Source:    src/click/core.py L1
+  Type:      code
+
+Connections (67):
+  --> Context [contains] [EXTRACTED] src/click/core.py:L160
+"""
+AMBIGUOUS = """Ambiguous: 'Option' matches 3 nodes in different files.
+  src/click/parser.py
+    id: src_click_parser_option
+  src/click/core.py
+    id: src_click_core_option
+Retry with path::symbol using one of the paths above (e.g. <path>::Option) or the full node id.
+"""
+QUERY = """Graph: .graphify/graph.json (1811 nodes) | Traversal: BFS depth=2 | Start: ['echo()']
+
+NODE echo() [src=src/click/utils.py loc=L219 community=21]
+NODE click/__init__.py [src=src/click/__init__.py loc=L1 community=46]
+"""
+
+SOURCE = textwrap.dedent(
+    """
+    import os
+    from typing import overload
+    from shutil import get_terminal_size as gts
+
+    LIMIT = 3
+    a, (b, *rest) = 1, (2, 3)
+
+    class Option:
+        flag: bool = False
+
+        def __init__(self):
+            self.name = "x"
+            local = 1
+
+            def helper():
+                pass
+
+        @property
+        def value(self):
+            return 1
+
+    class Parser:
+        class Option:
+            pass
+
+        def __init__(self):
+            pass
+
+    @overload
+    def get(x: int) -> int: ...
+    @overload
+    def get(x: str) -> str: ...
+    def get(x):
+        return x
+
+    if os.name == "nt":
+        def getchar():
+            return 1
+    else:
+        def getchar():
+            return 2
+
+    try:
+        import fcntl
+    except ImportError:
+        def lock():
+            pass
+    """
+).lstrip()
+
+
+def _index() -> DefinitionIndex:
+    return build_index(python_decls(SOURCE, "pkg/mod.py"), ["pkg/mod.py"])
+
+
+def _graph(*sites: tuple[str, str, int], files: tuple[str, ...] = ("pkg/mod.py",)) -> GraphView:
+    nodes: list[dict[str, object]] = [
+        {"label": label, "source_file": f, "source_location": f"L{line}", "file_type": "code"}
+        for label, f, line in sites
+    ]
+    nodes += [
+        {
+            "label": f.rsplit("/", 1)[-1],
+            "source_file": f,
+            "source_location": "L1",
+            "file_type": "code",
+        }
+        for f in files
+    ]
+    return GraphView.from_nodes(nodes)
+
+
+# --------------------------------------------------------------------------- advisories
+
+
+def test_parse_advisory_reads_commands_and_sites() -> None:
+    text = (
+        "[graphify-nudge] Option is defined in 2 places: src/click/core.py:2449 and "
+        "src/click/parser.py:L159. `graphify explain 'src/click/core.py::Option'` and "
+        "`graphify explain src_click_parser_option --graph .graphify/graph.json`; "
+        "not `ls src/x.py:3`."
+    )
+    adv = parse_advisory(text)
+    assert adv.commands == (
+        "graphify explain 'src/click/core.py::Option'",
+        "graphify explain src_click_parser_option --graph .graphify/graph.json",
+    )
+    # `ls src/x.py:3` is in backticks but no graphify command; its site is not prose
+    assert adv.sites == (("src/click/core.py", 2449), ("src/click/parser.py", 159))
+    assert adv.hedged and adv.flags_several
+
+
+@pytest.mark.parametrize(
+    ("text", "hedged"),
+    [
+        ("[graphify-nudge] echo is defined at a/b.py:3.", False),
+        ("[graphify-nudge] 1 definition: a/b.py:3.", False),
+        ("[graphify-nudge] one of 7 definitions: a/b.py:3.", True),
+        ("[graphify-nudge] shape has 12 definitions; first: a/b.ts:3.", True),
+        ("[graphify-nudge] a/b.ts:3 and 4 more.", True),
+        ("[graphify-nudge] a/b.ts:3 (1 of 1).", False),
+        ("[graphify-nudge] several definitions, e.g. a/b.ts:3.", True),
+    ],
+)
+def test_hedge_vocabulary(text: str, hedged: bool) -> None:
+    assert parse_advisory(text).hedged is hedged
+
+
+def test_sites_need_a_file_extension_and_skip_urls_and_versions() -> None:
+    adv = parse_advisory("[graphify-nudge] HEAD 1a2b3c4, at 12:30, see src/x.py:10 and ./y.ts:2")
+    assert adv.sites == (("src/x.py", 10), ("./y.ts", 2))
+
+
+def test_hook_context() -> None:
+    out = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "hi"}}
+    assert hook_context(json.dumps(out) + "\n") == "hi"
+    assert hook_context("") is None
+    assert hook_context("not json") is None
+    assert hook_context('{"hookSpecificOutput": {}}') is None
+
+
+# --------------------------------------------------------------------------- graphify output
+
+
+def test_parse_graphify_output() -> None:
+    (node,) = parse_graphify_output(EXPLAIN_OPTION)
+    assert (node.label, node.file, node.line, node.primary) == (
+        "Option",
+        "src/click/core.py",
+        2449,
+        True,
+    )
+    assert parse_graphify_output(AMBIGUOUS) == []
+    nodes = parse_graphify_output(QUERY)
+    assert [(n.label, n.file, n.line, n.primary) for n in nodes] == [
+        ("echo()", "src/click/utils.py", 219, False),
+        ("click/__init__.py", "src/click/__init__.py", 1, False),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("label", "name"),
+    [(".invoke()", "invoke"), ("echo()", "echo"), ("$ZodType", "$ZodType"), (".shape", "shape")],
+)
+def test_normalize_label(label: str, name: str) -> None:
+    assert normalize_label(label) == name
+
+
+def test_graph_view_keeps_symbols_and_files_apart() -> None:
+    graph = GraphView.from_nodes(
+        [
+            {
+                "label": ".invoke()",
+                "source_file": "a.py",
+                "source_location": "L4",
+                "file_type": "code",
+            },
+            {"label": "a.py", "source_file": "a.py", "source_location": "L1", "file_type": "code"},
+            {
+                "label": "Docstring.",
+                "source_file": "a.py",
+                "source_location": "L5",
+                "file_type": "rationale",
+            },
+            {"label": "shutil", "source_file": "", "file_type": "code"},
+            {
+                "label": "pkg/b.py",
+                "source_file": "pkg/b.py",
+                "source_location": "L1",
+                "file_type": "code",
+            },
+        ]
+    )
+    assert graph.files == frozenset({"a.py", "pkg/b.py"})
+    assert graph.symbols == {"invoke": [("a.py", 4)]}
+
+
+# --------------------------------------------------------------------------- definitions
+
+
+def test_python_definitions_follow_the_documented_rule() -> None:
+    index = _index()
+    names = set(index.definitions)
+    # defs and classes at any depth, module and class variables
+    assert {"Option", "__init__", "helper", "value", "get", "getchar", "lock", "LIMIT"} <= names
+    assert {"a", "b", "rest", "flag", "Parser"} <= names
+    # not locals, attributes, or imports
+    assert not {"local", "name", "os", "gts", "fcntl", "overload"} & names
+    assert {"os", "gts", "fcntl", "overload"} <= set(index.bindings)
+    # one definition per name per scope: overloads, platform variants
+    (get,) = index.definitions["get"]
+    assert [d.name_line for d in get.decls] == [30, 32, 33]
+    (getchar,) = index.definitions["getchar"]
+    assert len(getchar.decls) == 2
+    # the decorator line starts a definition
+    (value,) = index.definitions["value"]
+    assert value.covers("pkg/mod.py", 18) and value.covers("pkg/mod.py", 19)
+    assert not value.covers("pkg/mod.py", 20)
+
+
+def test_lookup_by_qualifier_and_kind() -> None:
+    index = _index()
+    assert len(index.lookup("Option")) == 2
+    assert [d.container for d in index.lookup("Option", qualifier="Parser")] == [("Parser",)]
+    assert len(index.lookup("__init__", qualifier="Option")) == 1
+    assert len(index.lookup("get", qualifier="pkg")) == 1  # a directory of the file
+    assert len(index.lookup("get", qualifier="mod")) == 1  # the module itself
+    assert index.lookup("get", qualifier="other") == []
+    assert len(index.lookup("Option", kinds=("class",))) == 2
+    assert index.lookup("LIMIT", kinds=("function",)) == []
+
+
+def test_project_index_skips_unparsable_python(tmp_path: Path) -> None:
+    (tmp_path / "ok.py").write_text("def f():\n    pass\n")
+    (tmp_path / "bad.py").write_text("def (:\n")
+    index = project_index(tmp_path, ["ok.py", "bad.py"])
+    assert list(index.definitions) == ["f"]
+
+
+def _typescript() -> Path:
+    ts = projects.typescript_dir(projects.DEFAULT_CACHE / "tools")
+    if shutil.which("node") is None or not (ts / "lib" / "typescript.js").exists():
+        pytest.skip(f"needs node and the pinned TypeScript in {ts} (run `tox -e advice` once)")
+    return ts
+
+
+def test_typescript_definitions_follow_the_documented_rule(tmp_path: Path) -> None:
+    ts = _typescript()
+    (tmp_path / "a.ts").write_text(
+        textwrap.dedent(
+            """
+            import { external } from "vitest";
+            export * as NS from "./b";
+            export interface $ZodType { parse(x: unknown): unknown; shape: number }
+            export const $ZodType = make("$ZodType");
+            export type Def = { shape: string } & { get: () => void };
+            export type Fn = (opts: { Err?: string }) => void;
+            export function tuple(a: string): void;
+            export function tuple(a: number): void;
+            export function tuple(a: unknown) { const local = 1; return local; }
+            export class Box { size = 1; constructor() {} get shape() { return 1; } }
+            const obj = { get shape() { return 2; }, method() {} };
+            enum Color { Red }
+            namespace Space { export const inner = 1; }
+            """
+        ).lstrip()
+    )
+    index = project_index(tmp_path, ["a.ts"], "node", ts)
+    names = set(index.definitions)
+    assert {"$ZodType", "parse", "shape", "Def", "get", "Fn", "tuple", "Box", "size"} <= names
+    assert {"constructor", "obj", "method", "Color", "Red", "Space", "inner"} <= names
+    assert not {"local", "Err", "external", "NS", "opts"} & names
+    assert {"external", "NS"} <= set(index.bindings)
+    (zod_type,) = index.definitions["$ZodType"]  # interface + const: one symbol
+    assert [d.kind for d in zod_type.decls] == ["interface", "variable"]
+    (tuple_,) = index.definitions["tuple"]  # overloads + implementation
+    assert len(tuple_.decls) == 3
+    assert (
+        len(index.definitions["shape"]) == 4
+    )  # interface, type alias, class getter, object getter
+
+
+# --------------------------------------------------------------------------- verdicts
+
+
+def _ok(command: str, output: str) -> CommandResult:
+    return CommandResult(command, 0, output)
+
+
+def test_read_verdicts() -> None:
+    index = DefinitionIndex(frozenset())
+    graph = _graph(files=("src/click/core.py",))
+    inside, outside = Target(file="src/click/core.py"), Target(file="build/lib/click/core.py")
+    adv = parse_advisory("[graphify-nudge] `graphify explain 'src/click/core.py'`")
+    cmd = adv.commands[0]
+    assert judge(inside, adv, [_ok(cmd, EXPLAIN_FILE)], index, graph).verdict == USEFUL
+    assert judge(inside, adv, [CommandResult(cmd, 4, "No node")], index, graph).verdict == USELESS
+    other = EXPLAIN_FILE.replace("src/click/core.py L1", "src/click/utils.py L1")
+    assert judge(inside, adv, [_ok(cmd, other)], index, graph).verdict == MISLEADING
+    v = judge(outside, adv, [CommandResult(cmd, 4, "No node")], index, graph)
+    assert (v.verdict, v.in_graph) == (MISLEADING, False)
+    assert judge(outside, None, [], index, graph).verdict == SILENT_OK
+    assert judge(inside, None, [], index, graph).verdict == SILENT_MISSED
+
+
+def test_symbol_defined_once() -> None:
+    index = _index()
+    graph = _graph(("LIMIT", "pkg/mod.py", 5), ("lock()", "pkg/mod.py", 46))
+    target = Target(name="lock")
+    stated = parse_advisory("[graphify-nudge] lock is defined at pkg/mod.py:46.")
+    assert judge(target, stated, [], index, graph).verdict == USEFUL
+    adv = parse_advisory("[graphify-nudge] `graphify explain lock`")
+    node = "Node: lock()\n  Source:    pkg/mod.py L46\n"
+    assert judge(target, adv, [_ok(adv.commands[0], node)], index, graph).verdict == USEFUL
+    failed = [CommandResult(adv.commands[0], 3, AMBIGUOUS)]
+    assert judge(target, adv, failed, index, graph).verdict == USELESS
+    other = "Node: LockError\n  Source:    pkg/mod.py L5\n"
+    v = judge(target, adv, [_ok(adv.commands[0], other)], index, graph)
+    assert (v.verdict, "different symbol" in v.reason) == (MISLEADING, True)
+    wrong = parse_advisory("[graphify-nudge] lock is defined at pkg/mod.py:12.")
+    assert judge(target, wrong, [], index, graph).verdict == MISLEADING
+    # stated right, but the command it suggests fails
+    both = parse_advisory("[graphify-nudge] lock: pkg/mod.py:46, `graphify explain lock`")
+    assert judge(target, both, failed, index, graph).verdict == PARTIAL
+
+
+def test_symbol_outside_the_graph() -> None:
+    index = _index()
+    graph = _graph(("lock()", "pkg/mod.py", 46))
+    adv = parse_advisory("[graphify-nudge] `graphify explain get_terminal_size`")
+    v = judge(Target(name="get_terminal_size"), adv, [], index, graph)
+    assert (v.verdict, v.in_graph) == (MISLEADING, False)
+    assert "defines no" in v.reason
+    v = judge(Target(name="LIMIT"), adv, [], index, graph)  # defined, not in the graph
+    assert (v.verdict, v.definitions, v.graph_holds) == (MISLEADING, 1, 0)
+    assert judge(Target(name="LIMIT"), None, [], index, graph).verdict == SILENT_OK
+
+
+def test_symbol_with_several_definitions() -> None:
+    index = _index()
+    graph = _graph(("Option", "pkg/mod.py", 8), ("Option", "pkg/mod.py", 23))
+    target = Target(name="Option")
+    one = parse_advisory("[graphify-nudge] Option is defined at pkg/mod.py:8.")
+    v = judge(target, one, [], index, graph)
+    assert (v.verdict, v.reason) == (MISLEADING, "presents one of 2 definitions as the answer")
+    hedged = parse_advisory("[graphify-nudge] Option: one of 2 definitions is pkg/mod.py:8.")
+    assert judge(target, hedged, [], index, graph).verdict == PARTIAL
+    both = parse_advisory("[graphify-nudge] Option: pkg/mod.py:8, pkg/mod.py:23.")
+    assert judge(target, both, [], index, graph).verdict == USEFUL
+    # exit 0 with one node of several, advisory silent about it: the issue's `get`
+    adv = parse_advisory("[graphify-nudge] `graphify explain Option`")
+    node = "Node: Option\n  Source:    pkg/mod.py L8\n"
+    assert judge(target, adv, [_ok(adv.commands[0], node)], index, graph).verdict == MISLEADING
+
+
+def test_bounded_subset_of_many_definitions() -> None:
+    decls = [Decl(f"m{i}.py", "get", "function", ("C",), 1, 1) for i in range(10)]
+    index = build_index(decls, [d.file for d in decls])
+    graph = _graph(*[(".get()", d.file, 1) for d in decls], files=tuple(d.file for d in decls))
+    three = parse_advisory(
+        "[graphify-nudge] get has 10 definitions: m0.py:1, m1.py:1, m2.py:1, ..."
+    )
+    assert judge(Target(name="get"), three, [], index, graph).verdict == USEFUL
+    two = parse_advisory("[graphify-nudge] get has 10 definitions: m0.py:1, m1.py:1, ...")
+    v = judge(Target(name="get"), two, [], index, graph)
+    assert (v.verdict, v.reason) == (PARTIAL, "gives 2 of 10 definitions")
+
+
+def test_binding_sites_are_neither_right_nor_wrong() -> None:
+    decls = [
+        Decl("a.ts", "JSONSchema", "type", (), 5, 5),
+        Decl("index.ts", "JSONSchema", "binding", (), 14, 14),
+    ]
+    index = build_index(decls, ["a.ts", "index.ts"])
+    graph = _graph(("JSONSchema", "a.ts", 5), files=("a.ts", "index.ts"))
+    adv = parse_advisory("[graphify-nudge] JSONSchema: a.ts:5 (re-exported at index.ts:14)")
+    assert judge(Target(name="JSONSchema"), adv, [], index, graph).verdict == USEFUL
+
+
+def test_qualified_target() -> None:
+    index = _index()
+    graph = _graph(("Option", "pkg/mod.py", 8), ("Option", "pkg/mod.py", 23))
+    target = Target(name="Option", qualifier="Parser")
+    exact = parse_advisory("[graphify-nudge] Parser.Option: pkg/mod.py:23")
+    assert judge(target, exact, [], index, graph).verdict == USEFUL
+    loose = parse_advisory("[graphify-nudge] Option: pkg/mod.py:8, pkg/mod.py:23")
+    v = judge(target, loose, [], index, graph)
+    assert (v.verdict, "not Parser.Option" in v.reason) == (PARTIAL, True)
+
+
+# --------------------------------------------------------------------------- triggers
+
+
+def test_regex_escape() -> None:
+    assert regex_escape("$ZodObject") == "\\$ZodObject"
+    assert regex_escape("a.b") == "a\\.b"
+    assert regex_escape("plain_name") == "plain_name"
+
+
+def _tree(tmp_path: Path) -> tuple[Path, DefinitionIndex, frozenset[str]]:
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "build" / "lib").mkdir(parents=True)
+    for i in range(12):
+        (root / "pkg" / f"m{i}.py").write_text(f"def f{i}():\n    pass\n")
+        (root / "build" / "lib" / f"m{i}.py").write_text("")
+    (root / "pkg" / "mod.py").write_text(SOURCE)
+    files = frozenset(f"pkg/m{i}.py" for i in range(12)) | {"pkg/mod.py"}
+    return root, project_index(root, files), files
+
+
+def test_generate_is_reproducible_and_covers_every_kind(tmp_path: Path) -> None:
+    root, index, files = _tree(tmp_path)
+
+    def sample(seed: int) -> list[Trigger]:
+        return generate(
+            "click", "python", root=root, graph_files=files, noise_dirs=["build/lib"],
+            index=index, seed=seed,
+        )  # fmt: skip
+
+    first, again = sample(7), sample(7)
+    assert [(t.id, t.tool_input, t.target) for t in first] == [
+        (t.id, t.tool_input, t.target) for t in again
+    ]
+    other = sample(8)
+    assert [t.target for t in other] != [t.target for t in first]
+    assert len({t.id for t in first}) == len(first)
+    assert {t.kind for t in first} == {"Read", "Bash read", "Grep", "Bash search"}
+    assert {t.form for t in first if t.kind == "Bash search"} == {"grep -rn", "rg", "git grep -n"}
+    reads = [t.target.file for t in first if t.target.file]
+    assert any(f.startswith("build/lib/") for f in reads if f)
+    assert any(f in files for f in reads)
+    targets = [t.target for t in first if t.target.name]
+    assert Target(name="get_terminal_size") in targets  # the issue's example
+    assert any(t.qualifier for t in targets) and any(t.kinds for t in targets)
+
+
+def test_hook_input_has_the_captured_shape(tmp_path: Path) -> None:
+    root, index, files = _tree(tmp_path)
+    trigger = generate("click", "python", root=root, graph_files=files, noise_dirs=[], index=index)[
+        0
+    ]
+    data = hook_input(trigger, root)
+    path = shared_path("reference/claude-code-hooks", "the captured Claude Code hook inputs")
+    captured = [
+        json.loads(line)["stdin"]
+        for f in sorted(path.glob("*.jsonl"))
+        for line in f.read_text().splitlines()
+    ]
+    agent_pre = next(
+        d for d in captured if d["hook_event_name"] == "PreToolUse" and "agent_type" in d
+    )
+    assert list(data) == list(agent_pre)
+    assert data["agent_type"] == "hizkiah" and data["cwd"] == str(root)
+    assert hook_input(trigger, root)["session_id"] != data["session_id"]  # fresh per call
+
+
+# --------------------------------------------------------------------------- the command line
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    script = Path(bench.__file__)
+    return subprocess.run(
+        [sys.executable, str(script), *args], capture_output=True, text=True, check=False
+    )
+
+
+def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
+    done = _run("--tree", str(tmp_path))
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "no graphify_nudge.py" in done.stderr
+    done = _run("--projects", "nope")
+    assert done.returncode == 2 and "unknown nope" in done.stderr
+
+
+def test_bar() -> None:
+    row = {"useful_share": 0.9, MISLEADING: 0, "outside_graph": 0}
+    assert bench.bar(row)["met"]
+    assert not bench.bar({**row, "useful_share": 0.89})["met"]
+    assert not bench.bar({**row, MISLEADING: 1})["met"]
+    assert not bench.bar({**row, "outside_graph": 1})["met"]
+    assert not bench.bar({**row, "useful_share": None})["met"]
+
+
+def test_fetch_refuses_a_wrong_checksum(tmp_path: Path) -> None:
+    archive = tmp_path / "x-1.tgz"
+    archive.write_bytes(b"not the pinned bytes")
+    with pytest.raises(projects.SetupError, match="is not the pinned"):
+        projects.fetch("npm", "x@1", "x-1.tgz", "0" * 64, tmp_path)
+    assert not archive.exists()
+
+
+def test_snapshot_exports_the_commit_not_the_worktree(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "graphify_nudge.py").write_text("# committed\n")
+    env = projects.git_env()
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "one"]):
+        subprocess.run(["git", *args], cwd=repo, env=env, check=True)
+    (repo / "graphify_nudge.py").write_text("# uncommitted\n")
+    into = tmp_path / "out"
+    into.mkdir()
+    info = bench.snapshot(repo, "HEAD", into)
+    assert (into / "graphify_nudge.py").read_text() == "# committed\n"
+    assert info["commit"] == projects.output_of(["git", "-C", str(repo), "rev-parse", "HEAD"])
+    with pytest.raises(bench.UsageError, match="not a commit"):
+        bench.snapshot(repo, "no-such-rev", into)
+
+
+def test_wait_until_settled(tmp_path: Path) -> None:
+    assert not bench.wait_until_settled(tmp_path, timeout=0.5, quiet=0.1)  # empty
+    (tmp_path / "x.idx").write_text("built")
+    assert bench.wait_until_settled(tmp_path, timeout=5, quiet=0.3)
+    assert not bench.wait_until_settled(tmp_path / "missing", timeout=0.5, quiet=0.1)
