@@ -50,6 +50,12 @@ COUNT_FIELDS = (
 )
 
 
+def agent_key(agent_type: str) -> str:
+    """The per-agent key: the agent's name, so that a plugin's ``mishkan:hizkiah``
+    is the same agent as ``hizkiah`` (the hook's scope rule, CONTRACTS.md #2)."""
+    return agent_type.strip().lower().rpartition(":")[2]
+
+
 class Counts:
     """Counters for one (session, agent type) cell; summed for every view."""
 
@@ -152,16 +158,17 @@ class Aggregator:
                 elif event == "self_disable":
                     st.self_disabled = True
                     st.self_disables += 1
-                    agent_type = ev.get("agent_type")
+                    agent_type = ev.get("agent") or ev.get("agent_type")
                     if isinstance(agent_type, str):
                         self._counts(st, agent_type).self_disables += 1
                 # lookup_result and anything else: nothing to count
                 continue
 
-            agent_type = ev["agent_type"]
-            key = agent_keys.get(agent_type)
-            if key is None:
-                key = agent_keys[agent_type] = agent_type.lower()
+            key = ev.get("agent") or ev["agent_type"]
+            known = agent_keys.get(key)
+            if known is None:
+                known = agent_keys[key] = agent_key(key)
+            key = known
             c = st.agents.get(key)
             if c is None:
                 c = st.agents[key] = Counts()
@@ -205,7 +212,7 @@ class Aggregator:
     def _counts(self, st: SessionState, agent_type: str) -> Counts:
         key = self._agent_keys.get(agent_type)
         if key is None:
-            key = self._agent_keys[agent_type] = agent_type.lower()
+            key = self._agent_keys[agent_type] = agent_key(agent_type)
         c = st.agents.get(key)
         if c is None:
             c = st.agents[key] = Counts()
