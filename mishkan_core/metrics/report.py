@@ -6,6 +6,7 @@ and HTML formats render the same figures and never compute their own.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from mishkan_core.metrics.aggregate import (
@@ -148,7 +149,22 @@ def build(
     report["per_session"] = per_session
     report["data_quality"] = dict(quality)
     report["verdict"] = verdict(report)
-    return report
+    clean: dict[str, Any] = finite(report)
+    return clean
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None.
+
+    The readers already refuse such times, so this changes nothing on valid
+    input; it is why ``--format json`` can promise JSON (no ``NaN``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite(item) for item in value]
+    return value
 
 
 def _session_extra(st: SessionState) -> dict[str, Any]:
