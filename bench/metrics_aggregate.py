@@ -10,9 +10,11 @@ the parent (``wait4``):
   Target (issue 4): under 10 s of CPU for 1,000,000 events.
 * the hostile cases of issue 11: a 1 GiB sparse file (with and without a
   trailing newline), a 64 MiB line of one character, a line of 100,000 ``[``,
-  a transcript with 200,000 tool_uses that never get a result. Memory must
-  stay flat whatever the line lengths; each must end in seconds with exit 0
-  or 2, never a traceback.
+  a transcript with 200,000 tool_uses that never get a result, a transcript
+  line with 50,000 ``<system-reminder>`` tags and no closing one. Memory must
+  stay flat whatever the line lengths; each must end with exit 0 or 2, never
+  a traceback, within ``HOSTILE_CPU`` seconds of CPU and ``HOSTILE_RSS_MB``
+  of peak RSS.
 
 ``--tree DIR`` (repeatable) runs every case against the source tree DIR (a
 checkout holding ``mishkan_core/`` and ``graphify_nudge.py``), so an old and a
@@ -41,6 +43,9 @@ ROOT = Path(__file__).resolve().parents[1]
 AGENTS = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
 #: a hostile case that runs longer than this is stopped and reported as such
 CASE_TIMEOUT = 120.0
+#: what a hostile case may cost: seconds of CPU, MB of peak RSS (flat memory)
+HOSTILE_CPU = 5.0
+HOSTILE_RSS_MB = 100.0
 
 
 def generate(directory: Path, events: int, sessions: int, seed: int = 9) -> int:
@@ -146,12 +151,23 @@ def _unanswered(directory: Path) -> list[str]:
     return ["--from-transcripts", str(directory)]
 
 
+def _unclosed_reminders(directory: Path) -> list[str]:
+    sub = directory / "proj" / "sess" / "subagents"
+    sub.mkdir(parents=True)
+    (sub / "agent-a1.meta.json").write_text('{"agentType":"hizkiah"}')
+    line = {"type": "user", "timestamp": "2026-11-30T05:08:52.700Z", "sessionId": "sess",
+            "message": {"content": "<system-reminder>" * 50_000}}  # fmt: skip
+    (sub / "agent-a1.jsonl").write_text(json.dumps(line) + "\n")
+    return ["--from-transcripts", str(directory)]
+
+
 HOSTILE = {
     "sparse 1 GiB": lambda d: _sparse(d, newline=False),
     "sparse 1 GiB + newline": lambda d: _sparse(d, newline=True),
     "64 MiB line of one char": _long_run,
     "100,000 '[' line": _deep,
     "200k unanswered tool_uses": _unanswered,
+    "50k unclosed <system-reminder>": _unclosed_reminders,
 }
 
 
@@ -250,18 +266,20 @@ def main() -> int:
                       f"{extra}")  # fmt: skip
         if not args.skip_hostile:
             for name, make in HOSTILE.items():
-                case = work / name.replace(" ", "_").replace("'", "").replace(",", "")
+                case = work / "".join(c if c.isalnum() else "_" for c in name)
                 case.mkdir()
                 argv = make(case)
                 for tree in trees:
                     r = run_child(tree, argv, CASE_TIMEOUT)
-                    rss = r["rss_mb"]
+                    rss, cpu = r["rss_mb"], r["cpu"]
                     ok = (
                         r["rc"] in (0, 2)
                         and not r["traceback"]
                         and "stdout_not_json" not in r
                         and isinstance(rss, float)
-                        and rss < 100
+                        and rss < HOSTILE_RSS_MB
+                        and isinstance(cpu, float)
+                        and cpu < HOSTILE_CPU
                     )
                     failed |= not ok
                     verdict = "PASS" if ok else "FAIL"
