@@ -799,9 +799,10 @@ def _console(close: Close, path: Path, lint_rc: int) -> list[str]:
     if close.extract_mode == "run":
         out.append(f"ran      full re-extract: {_extract_sentence(ex, 'run')}")
     out.append(f"ran      graphify hook status: post-commit refresh hook {close.refresh_hook}")
+    sessions, triggers = close.report["sessions"], close.report["triggers"]
     out.append(
-        f"ran      conformance report: {close.report['sessions']} sessions, "
-        f"{close.report['triggers']} triggers, telemetry {close.telemetry_dir}"
+        f"ran      conformance report: {sessions} session{'' if sessions == 1 else 's'}, "
+        f"{triggers} trigger{'' if triggers == 1 else 's'}, telemetry {close.telemetry_dir}"
     )
     lint_state = {0: "passes", 1: "REJECTED by"}.get(lint_rc, "could not be checked by")
     out.append(f"wrote    {_rel(str(path), os.getcwd())} ({lint_state} mishkan ingest-lint)")
