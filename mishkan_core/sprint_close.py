@@ -557,6 +557,10 @@ def render_artifact(close: Close) -> str:
         f"{cell(a)} {f['opt_outs']}" for a, f in report["per_agent"].items() if f["opt_outs"]
     ]
     by_session = [s for s, f in report["per_session"].items() if f["opt_outs"]]
+    lines.append(
+        f"- Slow calls (over the 200 ms budget in wall time, not in the hook's own CPU "
+        f"time, so recorded without disabling): {report['slow_calls']}."
+    )
     lines.append(f"- Opt-outs: {report['opt_outs']}.")
     if by_agent:
         lines.append(f"- Opt-outs by agent: {', '.join(by_agent)}.")

@@ -7,7 +7,11 @@ event dictionaries, shaped like telemetry schema v1 lines (docs/telemetry.md):
 * ``{"event": "call", "session": str, "ts": float, "mode": str|None,
   "agent_type": str, "agent_id": str, "kind": str, "trigger": bool,
   "decision": str|None, "graph": str|None}``
-* ``{"event": "self_disable", "session": str, "ts": float, "agent_type": ...}``
+* ``{"event": "self_disable" | "slow_call", "session": str, "ts": float,
+  "agent_type": str|None, "agent": str|None}``
+
+``agent`` is the hook's normalised agent name (a plugin's ``mishkan:hizkiah``
+is ``hizkiah``); without it the same rule is applied to ``agent_type``.
 
 Definitions (D-009):
 
@@ -17,6 +21,11 @@ Definitions (D-009):
   not respected.
 * **pre-Read consultation rate**: of all trigger calls, the fraction preceded
   by any lookup earlier in the same session (by any in-scope agent).
+  A trigger the hook left silent because its target is not in the graph
+  (``reason: "not_in_graph"``: the graph index holds no such file or
+  symbol) is not a structural question the graph can answer: it is counted
+  apart (``outside_graph``) and is in neither side of the rate, nor in the
+  graph-state counts. It still moves the nudge-respect window: it is a call.
 
 State kept per session: a flag "a lookup was seen", per agent_id a window of at
 most 3 pending nudges, and one counter block per agent type. Nothing grows with
@@ -47,7 +56,11 @@ COUNT_FIELDS = (
     "fresh",
     "stale",
     "absent",
+    "outside_graph",
+    "slow_calls",
 )
+#: the hook's reason for a trigger whose file or symbol the graph does not hold
+NOT_IN_GRAPH = "not_in_graph"
 
 
 def agent_key(agent_type: str) -> str:
@@ -73,6 +86,8 @@ class Counts:
         self.fresh = 0
         self.stale = 0
         self.absent = 0
+        self.outside_graph = 0
+        self.slow_calls = 0
 
     def add(self, other: Counts) -> None:
         for name in COUNT_FIELDS:
@@ -89,6 +104,7 @@ class SessionState:
         "off",
         "self_disabled",
         "self_disables",
+        "slow_calls",
         "windows",
     )
 
@@ -97,6 +113,7 @@ class SessionState:
         self.off = False
         self.self_disabled = False
         self.self_disables = 0
+        self.slow_calls = 0
         self.first_ts = ts
         self.last_ts = ts
         self.modes: set[str] = set()
@@ -161,6 +178,11 @@ class Aggregator:
                     agent_type = ev.get("agent") or ev.get("agent_type")
                     if isinstance(agent_type, str):
                         self._counts(st, agent_type).self_disables += 1
+                elif event == "slow_call":
+                    st.slow_calls += 1
+                    agent_type = ev.get("agent") or ev.get("agent_type")
+                    if isinstance(agent_type, str):
+                        self._counts(st, agent_type).slow_calls += 1
                 # lookup_result and anything else: nothing to count
                 continue
 
@@ -189,6 +211,9 @@ class Aggregator:
                 st.looked_up = True
                 continue
             if not ev["trigger"]:
+                continue
+            if ev.get("reason") == NOT_IN_GRAPH:
+                c.outside_graph += 1
                 continue
             c.triggers += 1
             if st.looked_up:
@@ -229,11 +254,7 @@ class Aggregator:
     def total(self) -> Counts:
         out = Counts()
         for st in self.sessions.values():
-            for c in st.agents.values():
-                out.add(c)
-            # self-disables whose agent is unknown still count in the total
-            attributed = sum(c.self_disables for c in st.agents.values())
-            out.self_disables += st.self_disables - attributed
+            out.add(self.session_counts(st))
         return out
 
     def per_agent(self) -> dict[str, tuple[Counts, int]]:
@@ -255,8 +276,9 @@ class Aggregator:
         out = Counts()
         for c in st.agents.values():
             out.add(c)
-        attributed = sum(c.self_disables for c in st.agents.values())
-        out.self_disables += st.self_disables - attributed
+        # self-disables and slow calls whose agent is unknown still count
+        out.self_disables = st.self_disables
+        out.slow_calls = st.slow_calls
         return out
 
     def phase(self) -> int:

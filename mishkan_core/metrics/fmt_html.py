@@ -30,6 +30,8 @@ SUMMARY_KEYS = (
     "fresh",
     "stale",
     "absent",
+    "triggers_outside_graph",
+    "slow_calls",
 )
 
 STYLE = """

@@ -46,6 +46,8 @@ def render(report: dict[str, Any]) -> str:
         "fresh",
         "stale",
         "absent",
+        "triggers_outside_graph",
+        "slow_calls",
     ):
         out.append(f"| {key} | {num(report[key])} |")
     out.append("")

@@ -46,7 +46,8 @@ def render(report: dict[str, Any]) -> str:
         f"triggers {num(report['triggers'])}, nudges {num(report['nudges'])}, "
         f"lookups {num(report['lookups'])}, opt-outs {num(report['opt_outs'])}; "
         f"graph fresh {num(report['fresh'])}, stale {num(report['stale'])}, "
-        f"absent {num(report['absent'])}"
+        f"absent {num(report['absent'])}; outside the graph "
+        f"{num(report['triggers_outside_graph'])}; slow calls {num(report['slow_calls'])}"
     )
     out.append("")
     out.append("verdict:")

@@ -19,7 +19,15 @@ from mishkan_core.metrics.aggregate import (
 )
 
 #: figures that transcripts cannot know (graph state, hook mode, self-disable)
-TRANSCRIPT_UNKNOWN = ("self_disables", "sessions_off", "fresh", "stale", "absent")
+TRANSCRIPT_UNKNOWN = (
+    "self_disables",
+    "sessions_off",
+    "fresh",
+    "stale",
+    "absent",
+    "triggers_outside_graph",
+    "slow_calls",
+)
 
 
 def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any]:
@@ -39,6 +47,8 @@ def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any
         "fresh": c.fresh,
         "stale": c.stale,
         "absent": c.absent,
+        "triggers_outside_graph": c.outside_graph,
+        "slow_calls": c.slow_calls,
         "calls": c.calls,
     }
 

@@ -36,7 +36,7 @@ SCHEMA_VERSION = 1
 #: the hook's default, relative to the project root (graphify_nudge.DEFAULT_TELEMETRY_DIR)
 DEFAULT_TELEMETRY_DIR = ".mishkan/telemetry"
 STATE_DIR = ".state"
-EVENTS = frozenset({"session_start", "call", "lookup_result", "self_disable"})
+EVENTS = frozenset({"session_start", "call", "lookup_result", "self_disable", "slow_call"})
 #: a telemetry line is a few hundred bytes; anything past this is not one
 MAX_LINE = 1 << 20
 #: the largest ``ts`` accepted (year 5138): no NaN, no infinity, no 5000-digit int
@@ -85,6 +85,8 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _OTHER_EVENTS = EVENTS - {"call"}
+#: events whose agent fields are optional (a self-disable or slow call)
+_AGENT_EVENTS = frozenset({"self_disable", "slow_call"})
 
 
 def decode_line(raw: bytes) -> object:
@@ -162,6 +164,7 @@ def read_file(
     scan = _SCAN
     decode = decode_line
     other_events = _OTHER_EVENTS
+    agent_events = _AGENT_EVENTS
     ts_max = TS_MAX
     str_ = str
     lines = malformed = unknown = outside = events = foreign = others = 0
@@ -224,7 +227,7 @@ def read_file(
             elif event not in other_events:
                 others += 1  # a newer hook's additive event: not ours to count
                 continue
-            elif event == "self_disable":
+            elif event in agent_events:
                 agent_type = obj.get("agent_type")
                 agent = obj.get("agent")
                 if (agent_type is not None and type(agent_type) is not str_) or (

@@ -66,13 +66,15 @@ class Telemetry:
     def call(
         self,
         session: str,
-        agent: str,
+        agent_type: str,
         kind: str = "other",
         *,
         trigger: bool = False,
         decision: str | None = None,
         graph: str | None = None,
         agent_id: str | None = None,
+        reason: str | None = None,
+        **extra: Any,
     ) -> None:
         if trigger and graph is None:
             graph = "fresh"
@@ -82,8 +84,8 @@ class Telemetry:
             session,
             {
                 "event": "call",
-                "agent_type": agent,
-                "agent_id": agent_id or f"id-{agent.lower()}",
+                "agent_type": agent_type,
+                "agent_id": agent_id or f"id-{agent_type.lower()}",
                 "tool": "Read",
                 "tool_use_id": None,
                 "kind": kind,
@@ -95,21 +97,22 @@ class Telemetry:
                 "stale_by": None,
                 "built_at": None,
                 "decision": decision,
-                "reason": None,
+                "reason": reason,
+                **extra,
             },
         )
 
-    def nudge(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "read", trigger=True, decision="nudge", **kw)
+    def nudge(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "read", trigger=True, decision="nudge", **kw)
 
-    def trigger(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "grep", trigger=True, **kw)
+    def trigger(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "grep", trigger=True, **kw)
 
-    def lookup(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "lookup", **kw)
+    def lookup(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "lookup", **kw)
 
-    def other(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "other", **kw)
+    def other(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "other", **kw)
 
     def self_disable(self, session: str, agent: str | None) -> None:
         self._write(

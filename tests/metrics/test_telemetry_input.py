@@ -279,7 +279,7 @@ def test_unknown_fields_reasons_and_events_are_tolerated(tmp_path: Path) -> None
         "new_field": {"nested": [1, 2]}, "stale_by": ["not", "read"],
     }  # fmt: skip
     t.raw("s.jsonl", json.dumps(call) + "\n")
-    t.raw("s.jsonl", json.dumps({"v": 1, "ts": 1796015341, "event": "slow_call",
+    t.raw("s.jsonl", json.dumps({"v": 1, "ts": 1796015341, "event": "index_built",
                                  "session": "s", "mode": "advise"}) + "\n")  # fmt: skip
     data = report("--telemetry-dir", str(t.dir))
     dq = data["data_quality"]
