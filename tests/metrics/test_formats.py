@@ -164,3 +164,24 @@ def test_transcript_report_renders_unknowns() -> None:
     code, html, _ = cli("--from-transcripts", str(sample), "--format", "html")
     assert code == 0
     assert_page_equals_json(html, report("--from-transcripts", str(sample)))
+
+
+def test_json_is_json_proper_even_if_a_time_were_not_finite() -> None:
+    """Issue 11 item 14: NaN and Infinity are not JSON. The readers refuse them
+    (tests/metrics/test_telemetry_input.py); the report removes any that got
+    past, and the renderer would refuse rather than print one."""
+    from mishkan_core.metrics import fmt_json
+    from mishkan_core.metrics.aggregate import Aggregator
+
+    agg = Aggregator()
+    agg.feed({"event": "session_start", "session": "s", "ts": float("nan"), "mode": "advise"})
+    agg.feed({"event": "session_start", "session": "t", "ts": float("inf"), "mode": "advise"})
+    built = report_mod.build(agg, source="telemetry", input_path="x", sprint=None, since=None,
+                             until=None, quality={})  # fmt: skip
+    text = fmt_json.render(built)
+
+    def refuse(name: str) -> None:
+        raise AssertionError(name)
+
+    data = json.loads(text, parse_constant=refuse)
+    assert data["per_session"]["t"]["first_ts"] is None
