@@ -28,8 +28,8 @@ and phase 2 is decided. This command:
 Exit codes: 0 the artifact was written and passed ingest-lint; 1 it was
 written but ingest-lint rejected it; 2 nothing was written: no telemetry in
 the window's directory, graphify missing or failing, an artifact path that is
-not ours to overwrite. Every problem is one line on stderr; the prepared
-commands are printed either way. See docs/sprint_close.md.
+not ours to overwrite. Every problem is one line on stderr. See
+docs/sprint_close.md.
 """
 
 from __future__ import annotations
@@ -589,7 +589,8 @@ def render_artifact(close: Close) -> str:
     lines.append(
         f"| full re-extract | {'ran' if close.extract_mode == 'run' else 'printed for a human'} |"
     )
-    lines.append("| refresh-hook status (`graphify hook status`) | ran |")
+    status_ran = "ran" if ex.graphify is not None else "skipped: graphify not found"
+    lines.append(f"| refresh-hook status (`graphify hook status`) | {status_ran} |")
     lines.append("| conformance report (`mishkan metrics`) | ran |")
     lines.append("| this artifact, checked by `mishkan ingest-lint` | ran |")
     for command, why in close.prepared:
@@ -802,7 +803,10 @@ def _console(close: Close, path: Path, lint_rc: int) -> list[str]:
     ]
     if close.extract_mode == "run":
         out.append(f"ran      full re-extract: {_extract_sentence(ex, 'run')}")
-    out.append(f"ran      graphify hook status: post-commit refresh hook {close.refresh_hook}")
+    if close.extract.graphify is None:
+        out.append("skipped  graphify hook status: graphify not found")
+    else:
+        out.append(f"ran      graphify hook status: post-commit refresh hook {close.refresh_hook}")
     sessions, triggers = close.report["sessions"], close.report["triggers"]
     out.append(
         f"ran      conformance report: {sessions} session{'' if sessions == 1 else 's'}, "
