@@ -335,17 +335,7 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
     argv = [extract.graphify, "extract", ".", "--code-only", "--force"]
     started = time.perf_counter()
     try:
-        proc = subprocess.run(
-            argv,
-            cwd=root,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=EXTRACT_TIMEOUT,
-            check=False,
-        )
+        proc = _run(argv, root, env, EXTRACT_TIMEOUT)
     except subprocess.TimeoutExpired:
         extract.problem = f"graphify extract did not finish within {EXTRACT_TIMEOUT:.0f} s"
         return
@@ -367,6 +357,23 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
         extract.problem = f"graphify extract exited 0 but wrote no {extract.graph_path}"
 
 
+def _run(
+    argv: list[str], cwd: str | None, environ: Mapping[str, str] | None, timeout: float
+) -> subprocess.CompletedProcess[str]:
+    """A child with no stdin, its output captured as text, bounded in time."""
+    return subprocess.run(
+        argv,
+        cwd=cwd,
+        env=None if environ is None else dict(environ),
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        errors="replace",
+        timeout=timeout,
+        check=False,
+    )
+
+
 def refresh_hook_status(graphify: str | None, root: str, environ: Mapping[str, str]) -> str:
     """``installed``, ``missing`` or ``unknown``: is graphify's post-commit hook
     in the repository's effective hooks directory? Asked of graphify itself
@@ -374,17 +381,7 @@ def refresh_hook_status(graphify: str | None, root: str, environ: Mapping[str, s
     if graphify is None:
         return "unknown"
     try:
-        proc = subprocess.run(
-            [graphify, "hook", "status"],
-            cwd=root,
-            env=dict(environ),
-            stdin=subprocess.DEVNULL,
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=STATUS_TIMEOUT,
-            check=False,
-        )
+        proc = _run([graphify, "hook", "status"], root, environ, STATUS_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired):
         return "unknown"
     for line in proc.stdout.splitlines():
@@ -697,15 +694,9 @@ def write_artifact(path: Path, text: str) -> None:
 
 def lint(path: Path) -> tuple[int, str]:
     """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output)."""
+    argv = [sys.executable, "-m", "mishkan_core", "ingest-lint", str(path)]
     try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "mishkan_core", "ingest-lint", str(path)],
-            capture_output=True,
-            text=True,
-            errors="replace",
-            timeout=LINT_TIMEOUT,
-            check=False,
-        )
+        proc = _run(argv, None, None, LINT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return 2, f"ingest-lint could not run: {exc}"
     return proc.returncode, (proc.stdout + proc.stderr).strip()

@@ -106,6 +106,19 @@ def decode_line(raw: bytes) -> object:
         raise ValueError("nested deeper than the decoder allows") from None
 
 
+def open_input_dir(directory: str, what: str) -> int:
+    """A descriptor for the input directory the user named, or UnusableInput
+    with the one line that says why not."""
+    try:
+        return files.open_top(directory)
+    except FileNotFoundError:
+        raise UnusableInput(f"{what} directory not found: {directory}") from None
+    except NotADirectoryError:
+        raise UnusableInput(f"{what} path is not a directory: {directory}") from None
+    except OSError as exc:
+        raise UnusableInput(f"cannot read {what} directory {directory}: {exc.strerror}") from None
+
+
 def read_dir(
     directory: str,
     quality: dict[str, int],
@@ -113,16 +126,7 @@ def read_dir(
 ) -> Iterator[dict[str, Any]]:
     """Every valid event of every telemetry file of ``directory``, file by file
     in name order (raises UnusableInput when the directory cannot be listed)."""
-    try:
-        top = files.open_top(directory)
-    except FileNotFoundError:
-        raise UnusableInput(f"telemetry directory not found: {directory}") from None
-    except NotADirectoryError:
-        raise UnusableInput(f"telemetry path is not a directory: {directory}") from None
-    except OSError as exc:
-        raise UnusableInput(
-            f"cannot read telemetry directory {directory}: {exc.strerror}"
-        ) from None
+    top = open_input_dir(directory, "telemetry")
     try:
         try:
             names = sorted(entry.name for entry in os.scandir(top))

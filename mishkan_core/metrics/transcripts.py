@@ -47,7 +47,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from mishkan_core.metrics import files
-from mishkan_core.metrics.telemetry import UnusableInput, decode_line
+from mishkan_core.metrics.telemetry import UnusableInput, decode_line, open_input_dir
 
 MARKER = "[graphify-nudge]"
 #: calls of one agent held back waiting for their tool_result (bounds memory)
@@ -404,16 +404,7 @@ def read_dir(
     no in-scope call still count (as they would through SessionStart).
     """
     run = _Run(quality, keep, touch)
-    try:
-        top = files.open_top(directory)
-    except FileNotFoundError:
-        raise UnusableInput(f"transcript directory not found: {directory}") from None
-    except NotADirectoryError:
-        raise UnusableInput(f"transcript path is not a directory: {directory}") from None
-    except OSError as exc:
-        raise UnusableInput(
-            f"cannot read transcript directory {directory}: {exc.strerror}"
-        ) from None
+    top = open_input_dir(directory, "transcript")
     found = 0
     try:
         try:

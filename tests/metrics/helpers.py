@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,22 @@ def cli(*argv: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+@contextmanager
+def no_hang(seconds: int = 20) -> Iterator[None]:
+    """Fail (not hang) if the body blocks, e.g. on opening a FIFO."""
+
+    def _alarm(signum: int, frame: object) -> None:
+        raise AssertionError(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def report(*argv: str) -> dict[str, Any]:

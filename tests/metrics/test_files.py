@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import tracemalloc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -15,22 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mishkan_core.metrics import files
-
-
-@contextmanager
-def _no_hang(seconds: int = 10) -> Iterator[None]:
-    """Fail (not hang) if the body blocks, e.g. on opening a FIFO."""
-
-    def _alarm(signum: int, frame: object) -> None:
-        raise AssertionError(f"blocked for {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
+from tests.metrics.helpers import no_hang
 
 
 def _lines(data: bytes, limit: int, tmp_path: Path) -> tuple[list[bytes], files.Lines]:
@@ -140,7 +122,7 @@ def test_only_regular_files_are_opened_and_nothing_blocks(tmp_path: Path) -> Non
     sock.bind(str(tmp_path / "sock"))
     top = _dir_fd(tmp_path)
     try:
-        with _no_hang():
+        with no_hang():
             fd = files.open_regular("file", top)
             assert fd is not None
             os.close(fd)

@@ -7,9 +7,7 @@ import inspect
 import json
 import os
 import shutil
-import signal
-from collections.abc import Callable, Generator, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Generator
 from pathlib import Path
 from typing import Any, cast
 
@@ -17,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tests.metrics.helpers import cli, report
+from tests.metrics.helpers import cli, no_hang, report
 
 SAMPLE = Path(__file__).parent / "fixtures" / "cc-2.1.197-transcripts"
 SESSION = "3d7f224f-d067-448e-a460-e76f9d5496bd"
@@ -230,20 +228,6 @@ def test_other_files_in_a_session_directory_are_not_sessions(tmp_path: Path) -> 
 # hostile input, by class (issue 11)
 
 
-@contextmanager
-def _no_hang(seconds: int = 20) -> Iterator[None]:
-    def _alarm(signum: int, frame: object) -> None:
-        raise AssertionError(f"blocked for {seconds} s")
-
-    previous = signal.signal(signal.SIGALRM, _alarm)
-    signal.alarm(seconds)
-    try:
-        yield
-    finally:
-        signal.alarm(0)
-        signal.signal(signal.SIGALRM, previous)
-
-
 def _outside_session(tmp_path: Path) -> Path:
     """A copy of the sample outside the input, with two extra hizkiah triggers."""
     outside = _copy(tmp_path / "outside")
@@ -298,7 +282,7 @@ def test_a_link_to_a_device_or_fifo_and_fifos_never_block(tmp_path: Path) -> Non
     os.mkfifo(_sub(root) / "agent-fifo.jsonl")
     os.mkfifo(root / PROJECT / "other-session.jsonl")
     (_sub(root) / "agent-tty.jsonl").symlink_to("/dev/tty")
-    with _no_hang():
+    with no_hang():
         code, out, err = cli("--from-transcripts", str(root), "--format", "json")
     assert code == 0, err
     data = json.loads(out)
