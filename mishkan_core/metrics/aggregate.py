@@ -7,8 +7,10 @@ event dictionaries, shaped like telemetry schema v1 lines (docs/telemetry.md):
 * ``{"event": "call", "session": str, "ts": float, "mode": str|None,
   "agent_type": str, "agent_id": str, "kind": str, "trigger": bool,
   "decision": str|None, "graph": str|None}``
-* ``{"event": "self_disable" | "slow_call", "session": str, "ts": float,
-  "agent_type": str|None, "agent": str|None}``
+* ``{"event": "self_disable" | "slow_call" | "lookup_result", "session": str,
+  "ts": float, "agent_type": str|None, "agent": str|None}``; a
+  ``lookup_result`` with ``"failed": true`` is a lookup that exited non-zero
+  (graphify: 3 ambiguous, 4 no match)
 
 ``agent`` is the hook's normalised agent name (a plugin's ``mishkan:hizkiah``
 is ``hizkiah``); without it the same rule is applied to ``agent_type``.
@@ -58,6 +60,7 @@ COUNT_FIELDS = (
     "absent",
     "outside_graph",
     "slow_calls",
+    "lookups_failed",
 )
 #: the hook's reason for a trigger whose file or symbol the graph does not hold
 NOT_IN_GRAPH = "not_in_graph"
@@ -88,6 +91,7 @@ class Counts:
         self.absent = 0
         self.outside_graph = 0
         self.slow_calls = 0
+        self.lookups_failed = 0
 
     def add(self, other: Counts) -> None:
         for name in COUNT_FIELDS:
@@ -100,6 +104,7 @@ class SessionState:
         "first_ts",
         "last_ts",
         "looked_up",
+        "lookups_failed",
         "modes",
         "off",
         "self_disabled",
@@ -114,6 +119,7 @@ class SessionState:
         self.self_disabled = False
         self.self_disables = 0
         self.slow_calls = 0
+        self.lookups_failed = 0
         self.first_ts = ts
         self.last_ts = ts
         self.modes: set[str] = set()
@@ -183,7 +189,11 @@ class Aggregator:
                     agent_type = ev.get("agent") or ev.get("agent_type")
                     if isinstance(agent_type, str):
                         self._counts(st, agent_type).slow_calls += 1
-                # lookup_result and anything else: nothing to count
+                elif event == "lookup_result" and ev.get("failed") is True:
+                    st.lookups_failed += 1
+                    agent_type = ev.get("agent") or ev.get("agent_type")
+                    if isinstance(agent_type, str):
+                        self._counts(st, agent_type).lookups_failed += 1
                 continue
 
             key = ev.get("agent") or ev["agent_type"]
@@ -276,9 +286,10 @@ class Aggregator:
         out = Counts()
         for c in st.agents.values():
             out.add(c)
-        # self-disables and slow calls whose agent is unknown still count
+        # session events whose agent is unknown still count
         out.self_disables = st.self_disables
         out.slow_calls = st.slow_calls
+        out.lookups_failed = st.lookups_failed
         return out
 
     def phase(self) -> int:

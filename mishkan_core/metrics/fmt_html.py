@@ -32,6 +32,7 @@ SUMMARY_KEYS = (
     "absent",
     "triggers_outside_graph",
     "slow_calls",
+    "lookups_failed",
 )
 
 STYLE = """

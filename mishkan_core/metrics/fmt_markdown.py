@@ -48,6 +48,7 @@ def render(report: dict[str, Any]) -> str:
         "absent",
         "triggers_outside_graph",
         "slow_calls",
+        "lookups_failed",
     ):
         out.append(f"| {key} | {num(report[key])} |")
     out.append("")

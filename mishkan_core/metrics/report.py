@@ -27,6 +27,7 @@ TRANSCRIPT_UNKNOWN = (
     "absent",
     "triggers_outside_graph",
     "slow_calls",
+    "lookups_failed",
 )
 
 
@@ -49,6 +50,7 @@ def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any
         "absent": c.absent,
         "triggers_outside_graph": c.outside_graph,
         "slow_calls": c.slow_calls,
+        "lookups_failed": c.lookups_failed,
         "calls": c.calls,
     }
 

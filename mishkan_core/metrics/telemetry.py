@@ -85,8 +85,8 @@ def _reject_constant(name: str) -> Any:
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 _SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]
 _OTHER_EVENTS = EVENTS - {"call"}
-#: events whose agent fields are optional (a self-disable or slow call)
-_AGENT_EVENTS = frozenset({"self_disable", "slow_call"})
+#: events whose agent fields are optional
+_AGENT_EVENTS = frozenset({"self_disable", "slow_call", "lookup_result"})
 
 
 def decode_line(raw: bytes) -> object:
@@ -234,8 +234,11 @@ def read_file(
             elif event in agent_events:
                 agent_type = obj.get("agent_type")
                 agent = obj.get("agent")
-                if (agent_type is not None and type(agent_type) is not str_) or (
-                    agent is not None and type(agent) is not str_
+                failed = obj.get("failed")
+                if (
+                    (agent_type is not None and type(agent_type) is not str_)
+                    or (agent is not None and type(agent) is not str_)
+                    or (failed is not None and type(failed) is not bool)
                 ):
                     malformed += 1
                     continue

@@ -325,3 +325,16 @@ def test_slow_calls_and_new_reasons_are_counted_or_tolerated(tmp_path: Path) -> 
     assert data["slow_calls"] == 2 and data["per_agent"]["zadok"]["slow_calls"] == 1
     assert data["per_session"]["s"]["slow_calls"] == 2
     assert data["triggers"] == 1 and data["data_quality"]["malformed"] == 0
+    assert data["lookups_failed"] == 1 and data["per_agent"]["zadok"]["lookups_failed"] == 1
+
+
+def test_a_mistyped_field_of_a_session_event_is_malformed(tmp_path: Path) -> None:
+    def fill(t: Telemetry) -> None:
+        t.start("s")
+        t._write("s", {"event": "lookup_result", "agent_type": "zadok", "failed": "yes"})
+        t._write("s", {"event": "slow_call", "agent": ["zadok"]})
+        t._write("s", {"event": "self_disable", "agent_type": {"a": 1}})
+
+    data = _run(tmp_path, fill)
+    assert data["data_quality"]["malformed"] == 3
+    assert (data["lookups_failed"], data["slow_calls"], data["self_disables"]) == (0, 0, 0)

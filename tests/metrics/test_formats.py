@@ -71,7 +71,8 @@ def expected_figures(data: dict[str, Any]) -> dict[tuple[str, str], Any]:
     ratios = ("nudge_respect_ratio", "pre_read_consultation_rate")
     for key in (*ratios, "sessions", "sessions_off", "self_disables", "triggers",
                 "triggers_consulted", "nudges", "nudges_respected", "lookups", "opt_outs",
-                "fresh", "stale", "absent", "triggers_outside_graph", "slow_calls"):  # fmt: skip
+                "fresh", "stale", "absent", "triggers_outside_graph", "slow_calls",
+                "lookups_failed"):  # fmt: skip
         want[("total", key)] = data[key]
     columns = (*ratios, "triggers", "nudges", "lookups", "opt_outs", "fresh", "stale", "absent")
     for prefix, rows in (("agent", data["per_agent"]), ("session", data["per_session"])):
