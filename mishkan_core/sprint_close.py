@@ -253,9 +253,8 @@ class Extract:
     graph_path: str  # graph.json the hook will read after the re-extract
     out_dir: str  # GRAPHIFY_OUT for graphify, relative to the project when inside it
     candidates: list[str]
-    ran: bool = False
     seconds: float | None = None
-    summary: str | None = None
+    summary: str | None = None  # graphify's counts: "19 nodes, 27 edges, 4 communities"
     built_at: str | None = None
     head: str | None = None
     problem: str | None = None
@@ -343,10 +342,10 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
         extract.problem = f"cannot run {extract.graphify}: {exc.strerror}"
         return
     extract.seconds = time.perf_counter() - started
-    extract.ran = True
     output = (proc.stdout + "\n" + proc.stderr).strip().splitlines()
-    wrote = [line.strip() for line in output if "graph.json" in line and "wrote" in line]
-    extract.summary = wrote[-1] if wrote else None
+    # graphify's own account: "... wrote <dir>/graph.json: 19 nodes, 27 edges, 4 communities"
+    wrote = [line for line in output if "wrote" in line and "graph.json:" in line]
+    extract.summary = wrote[-1].rpartition("graph.json:")[2].strip() if wrote else None
     if proc.returncode != 0:
         last = output[-1].strip() if output else "no output"
         extract.problem = f"graphify extract exited {proc.returncode}: {last}"
@@ -628,7 +627,8 @@ def _extract_sentence(ex: Extract, mode: str) -> str:
         state = f"built at `{at}`, HEAD is `{head or 'unknown'}`"
     else:
         state = "no built_at_commit recorded"
-    return f"ran `graphify extract . --code-only --force`{timing}, wrote {where}, {state}."
+    counts = f" ({ex.summary})" if ex.summary else ""
+    return f"ran `graphify extract . --code-only --force`{timing}, wrote {where}{counts}, {state}."
 
 
 def _trimmed(report: dict[str, Any]) -> dict[str, Any]:
