@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num, ratio_line
-from mishkan_core.metrics.report import pct
+from mishkan_core.metrics.report import SUMMARY_KEYS, pct
 
 
 def cell(text: str) -> str:
@@ -35,21 +35,7 @@ def render(report: dict[str, Any]) -> str:
         + ratio_line(report, "pre_read_consultation_rate", "triggers_consulted", "triggers")
         + " |"
     )
-    for key in (
-        "sessions",
-        "sessions_off",
-        "self_disables",
-        "triggers",
-        "nudges",
-        "lookups",
-        "opt_outs",
-        "fresh",
-        "stale",
-        "absent",
-        "triggers_outside_graph",
-        "slow_calls",
-        "lookups_failed",
-    ):
+    for key in SUMMARY_KEYS:
         out.append(f"| {key} | {num(report[key])} |")
     out.append("")
     out.append("**Verdict**")

@@ -18,6 +18,24 @@ from mishkan_core.metrics.aggregate import (
     ratio,
 )
 
+#: the counts every format lists for the whole report, in this order
+SUMMARY_KEYS = (
+    "sessions",
+    "sessions_off",
+    "self_disables",
+    "triggers",
+    "triggers_consulted",
+    "nudges",
+    "nudges_respected",
+    "lookups",
+    "lookups_failed",
+    "opt_outs",
+    "fresh",
+    "stale",
+    "absent",
+    "triggers_outside_graph",
+    "slow_calls",
+)
 #: figures that transcripts cannot know (graph state, hook mode, self-disable)
 TRANSCRIPT_UNKNOWN = (
     "self_disables",
