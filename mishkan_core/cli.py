@@ -25,6 +25,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "route": ("mishkan_core.routing.route", "say which store answers a question"),
     "install": ("mishkan_core.install", "install the graphify-nudge hook into a project"),
     "demo": ("mishkan_core.demo", "run the hook and the report on a built-in example"),
+    "sprint-close": (
+        "mishkan_core.sprint_close",
+        "D-009 sprint close: re-extract the graph, write the conformance report artifact",
+    ),
 }
 
 

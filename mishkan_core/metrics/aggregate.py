@@ -7,7 +7,13 @@ event dictionaries, shaped like telemetry schema v1 lines (docs/telemetry.md):
 * ``{"event": "call", "session": str, "ts": float, "mode": str|None,
   "agent_type": str, "agent_id": str, "kind": str, "trigger": bool,
   "decision": str|None, "graph": str|None}``
-* ``{"event": "self_disable", "session": str, "ts": float, "agent_type": ...}``
+* ``{"event": "self_disable" | "slow_call" | "lookup_result", "session": str,
+  "ts": float, "agent_type": str|None, "agent": str|None}``; a
+  ``lookup_result`` with ``"failed": true`` is a lookup that exited non-zero
+  (graphify: 3 ambiguous, 4 no match)
+
+``agent`` is the hook's normalised agent name (a plugin's ``mishkan:hizkiah``
+is ``hizkiah``); without it the same rule is applied to ``agent_type``.
 
 Definitions (D-009):
 
@@ -17,6 +23,11 @@ Definitions (D-009):
   not respected.
 * **pre-Read consultation rate**: of all trigger calls, the fraction preceded
   by any lookup earlier in the same session (by any in-scope agent).
+  A trigger the hook left silent because its target is not in the graph
+  (``reason: "not_in_graph"``: the graph index holds no such file or
+  symbol) is not a structural question the graph can answer: it is counted
+  apart (``outside_graph``) and is in neither side of the rate, nor in the
+  graph-state counts. It still moves the nudge-respect window: it is a call.
 
 State kept per session: a flag "a lookup was seen", per agent_id a window of at
 most 3 pending nudges, and one counter block per agent type. Nothing grows with
@@ -47,7 +58,18 @@ COUNT_FIELDS = (
     "fresh",
     "stale",
     "absent",
+    "outside_graph",
+    "slow_calls",
+    "lookups_failed",
 )
+#: the hook's reason for a trigger whose file or symbol the graph does not hold
+NOT_IN_GRAPH = "not_in_graph"
+
+
+def agent_key(agent_type: str) -> str:
+    """The per-agent key: the agent's name, so that a plugin's ``mishkan:hizkiah``
+    is the same agent as ``hizkiah`` (the hook's scope rule, CONTRACTS.md #2)."""
+    return agent_type.strip().lower().rpartition(":")[2]
 
 
 class Counts:
@@ -67,6 +89,9 @@ class Counts:
         self.fresh = 0
         self.stale = 0
         self.absent = 0
+        self.outside_graph = 0
+        self.slow_calls = 0
+        self.lookups_failed = 0
 
     def add(self, other: Counts) -> None:
         for name in COUNT_FIELDS:
@@ -79,10 +104,12 @@ class SessionState:
         "first_ts",
         "last_ts",
         "looked_up",
+        "lookups_failed",
         "modes",
         "off",
         "self_disabled",
         "self_disables",
+        "slow_calls",
         "windows",
     )
 
@@ -91,6 +118,8 @@ class SessionState:
         self.off = False
         self.self_disabled = False
         self.self_disables = 0
+        self.slow_calls = 0
+        self.lookups_failed = 0
         self.first_ts = ts
         self.last_ts = ts
         self.modes: set[str] = set()
@@ -152,16 +181,26 @@ class Aggregator:
                 elif event == "self_disable":
                     st.self_disabled = True
                     st.self_disables += 1
-                    agent_type = ev.get("agent_type")
+                    agent_type = ev.get("agent") or ev.get("agent_type")
                     if isinstance(agent_type, str):
                         self._counts(st, agent_type).self_disables += 1
-                # lookup_result and anything else: nothing to count
+                elif event == "slow_call":
+                    st.slow_calls += 1
+                    agent_type = ev.get("agent") or ev.get("agent_type")
+                    if isinstance(agent_type, str):
+                        self._counts(st, agent_type).slow_calls += 1
+                elif event == "lookup_result" and ev.get("failed") is True:
+                    st.lookups_failed += 1
+                    agent_type = ev.get("agent") or ev.get("agent_type")
+                    if isinstance(agent_type, str):
+                        self._counts(st, agent_type).lookups_failed += 1
                 continue
 
-            agent_type = ev["agent_type"]
-            key = agent_keys.get(agent_type)
-            if key is None:
-                key = agent_keys[agent_type] = agent_type.lower()
+            key = ev.get("agent") or ev["agent_type"]
+            known = agent_keys.get(key)
+            if known is None:
+                known = agent_keys[key] = agent_key(key)
+            key = known
             c = st.agents.get(key)
             if c is None:
                 c = st.agents[key] = Counts()
@@ -182,6 +221,9 @@ class Aggregator:
                 st.looked_up = True
                 continue
             if not ev["trigger"]:
+                continue
+            if ev.get("reason") == NOT_IN_GRAPH:
+                c.outside_graph += 1
                 continue
             c.triggers += 1
             if st.looked_up:
@@ -205,7 +247,7 @@ class Aggregator:
     def _counts(self, st: SessionState, agent_type: str) -> Counts:
         key = self._agent_keys.get(agent_type)
         if key is None:
-            key = self._agent_keys[agent_type] = agent_type.lower()
+            key = self._agent_keys[agent_type] = agent_key(agent_type)
         c = st.agents.get(key)
         if c is None:
             c = st.agents[key] = Counts()
@@ -222,11 +264,7 @@ class Aggregator:
     def total(self) -> Counts:
         out = Counts()
         for st in self.sessions.values():
-            for c in st.agents.values():
-                out.add(c)
-            # self-disables whose agent is unknown still count in the total
-            attributed = sum(c.self_disables for c in st.agents.values())
-            out.self_disables += st.self_disables - attributed
+            out.add(self.session_counts(st))
         return out
 
     def per_agent(self) -> dict[str, tuple[Counts, int]]:
@@ -248,8 +286,10 @@ class Aggregator:
         out = Counts()
         for c in st.agents.values():
             out.add(c)
-        attributed = sum(c.self_disables for c in st.agents.values())
-        out.self_disables += st.self_disables - attributed
+        # session events whose agent is unknown still count
+        out.self_disables = st.self_disables
+        out.slow_calls = st.slow_calls
+        out.lookups_failed = st.lookups_failed
         return out
 
     def phase(self) -> int:

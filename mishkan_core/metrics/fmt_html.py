@@ -15,22 +15,7 @@ from typing import Any
 
 from mishkan_core.metrics.aggregate import CONSULTATION_TARGET
 from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num
-from mishkan_core.metrics.report import pct
-
-SUMMARY_KEYS = (
-    "sessions",
-    "sessions_off",
-    "self_disables",
-    "triggers",
-    "triggers_consulted",
-    "nudges",
-    "nudges_respected",
-    "lookups",
-    "opt_outs",
-    "fresh",
-    "stale",
-    "absent",
-)
+from mishkan_core.metrics.report import SUMMARY_KEYS, pct
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:2rem auto;

@@ -7,4 +7,5 @@ from typing import Any
 
 
 def render(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+    # allow_nan=False: NaN and Infinity are not JSON (report.finite removed them)
+    return json.dumps(report, indent=2, ensure_ascii=False, allow_nan=False) + "\n"

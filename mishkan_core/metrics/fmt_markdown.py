@@ -5,11 +5,19 @@ from __future__ import annotations
 from typing import Any
 
 from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num, ratio_line
-from mishkan_core.metrics.report import pct
+from mishkan_core.metrics.report import SUMMARY_KEYS, pct
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+def cell(text: str) -> str:
+    """Text safe inside a table cell or a code span, on one line: a session id
+    is any string the hook received (newlines, pipes, backticks included)."""
+    one_line = "".join(c if c.isprintable() else "?" for c in text)
+    return one_line.replace("`", "'").replace("|", "\\|")
+
+
+def code(text: str) -> str:
+    """``text`` as an inline code span (see :func:`cell`)."""
+    return f"`{cell(text)}`"
 
 
 def render(report: dict[str, Any]) -> str:
@@ -27,23 +35,12 @@ def render(report: dict[str, Any]) -> str:
         + ratio_line(report, "pre_read_consultation_rate", "triggers_consulted", "triggers")
         + " |"
     )
-    for key in (
-        "sessions",
-        "sessions_off",
-        "self_disables",
-        "triggers",
-        "nudges",
-        "lookups",
-        "opt_outs",
-        "fresh",
-        "stale",
-        "absent",
-    ):
+    for key in SUMMARY_KEYS:
         out.append(f"| {key} | {num(report[key])} |")
     out.append("")
     out.append("**Verdict**")
     out.append("")
-    out.extend(f"- {_cell(line)}" for line in report["verdict"])
+    out.extend(f"- {cell(line)}" for line in report["verdict"])
     for label, rows in (("agent", report["per_agent"]), ("session", report["per_session"])):
         if not rows:
             continue
@@ -52,7 +49,7 @@ def render(report: dict[str, Any]) -> str:
         out.append("| --- " + "| ---: " * (2 + len(COUNT_COLUMNS)) + "|")
         for name, fig in rows.items():
             cells = [
-                f"`{_cell(name)}`{flag(fig)}",
+                f"{code(name)}{flag(fig)}",
                 pct(fig["nudge_respect_ratio"]),
                 pct(fig["pre_read_consultation_rate"]),
                 *(num(fig[c]) for c in COUNT_COLUMNS),

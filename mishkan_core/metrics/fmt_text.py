@@ -44,9 +44,11 @@ def render(report: dict[str, Any]) -> str:
         f"sessions {num(report['sessions'])}, off {num(report['sessions_off'])}, "
         f"self-disables {num(report['self_disables'])}; "
         f"triggers {num(report['triggers'])}, nudges {num(report['nudges'])}, "
-        f"lookups {num(report['lookups'])}, opt-outs {num(report['opt_outs'])}; "
+        f"lookups {num(report['lookups'])} (failed {num(report['lookups_failed'])}), "
+        f"opt-outs {num(report['opt_outs'])}; "
         f"graph fresh {num(report['fresh'])}, stale {num(report['stale'])}, "
-        f"absent {num(report['absent'])}"
+        f"absent {num(report['absent'])}; outside the graph "
+        f"{num(report['triggers_outside_graph'])}; slow calls {num(report['slow_calls'])}"
     )
     out.append("")
     out.append("verdict:")

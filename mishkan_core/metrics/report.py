@@ -6,6 +6,7 @@ and HTML formats render the same figures and never compute their own.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from mishkan_core.metrics.aggregate import (
@@ -17,8 +18,35 @@ from mishkan_core.metrics.aggregate import (
     ratio,
 )
 
+#: the counts every format lists for the whole report, in this order
+SUMMARY_KEYS = (
+    "sessions",
+    "sessions_off",
+    "self_disables",
+    "triggers",
+    "triggers_consulted",
+    "nudges",
+    "nudges_respected",
+    "lookups",
+    "lookups_failed",
+    "opt_outs",
+    "fresh",
+    "stale",
+    "absent",
+    "triggers_outside_graph",
+    "slow_calls",
+)
 #: figures that transcripts cannot know (graph state, hook mode, self-disable)
-TRANSCRIPT_UNKNOWN = ("self_disables", "sessions_off", "fresh", "stale", "absent")
+TRANSCRIPT_UNKNOWN = (
+    "self_disables",
+    "sessions_off",
+    "fresh",
+    "stale",
+    "absent",
+    "triggers_outside_graph",
+    "slow_calls",
+    "lookups_failed",
+)
 
 
 def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any]:
@@ -38,6 +66,9 @@ def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any
         "fresh": c.fresh,
         "stale": c.stale,
         "absent": c.absent,
+        "triggers_outside_graph": c.outside_graph,
+        "slow_calls": c.slow_calls,
+        "lookups_failed": c.lookups_failed,
         "calls": c.calls,
     }
 
@@ -148,7 +179,22 @@ def build(
     report["per_session"] = per_session
     report["data_quality"] = dict(quality)
     report["verdict"] = verdict(report)
-    return report
+    clean: dict[str, Any] = finite(report)
+    return clean
+
+
+def finite(value: Any) -> Any:
+    """``value`` with every NaN or infinite float replaced by None.
+
+    The readers already refuse such times, so this changes nothing on valid
+    input; it is why ``--format json`` can promise JSON (no ``NaN``)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: finite(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [finite(item) for item in value]
+    return value
 
 
 def _session_extra(st: SessionState) -> dict[str, Any]:

@@ -30,22 +30,35 @@ What the backfill sees and what it cannot:
 * Not in transcripts at all: the graph state (``fresh``/``stale``/``absent``),
   the hook's mode (``sessions_off``) and self-disables. The report gives
   those as ``null``. Opt-outs are seen from ``tool_input.metadata``.
+* Hostile input (:mod:`mishkan_core.metrics.files`): below the directory given,
+  no link is followed and only regular files are read (a FIFO never blocks);
+  a line longer than ``MAX_LINE`` is counted ``oversized`` and skipped;
+  nesting deeper than the decoder allows is ``malformed``. Memory is bounded
+  by ``MAX_LINE`` and, per agent, ``MAX_IN_FLIGHT`` calls awaiting a result.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 import os
+from collections import OrderedDict
 from collections.abc import Iterator
 from datetime import datetime, timezone
 from typing import Any, Callable
 
-from mishkan_core.metrics.telemetry import UnusableInput
+from mishkan_core.metrics import files
+from mishkan_core.metrics.telemetry import UnusableInput, decode_line, open_input_dir
 
 MARKER = "[graphify-nudge]"
 #: calls of one agent held back waiting for their tool_result (bounds memory)
 MAX_IN_FLIGHT = 64
+#: a transcript line carries whole tool results (a 5 MB image is 6.7 MB of
+#: base64); a longer line is counted and skipped
+MAX_LINE = 16 << 20
+#: an ``agent-<id>.meta.json`` is a few dozen bytes
+META_LIMIT = 64 << 10
+_OPEN_TAG = "<system-reminder>"
+_CLOSE_TAG = "</system-reminder>"
 
 TRANSCRIPT_QUALITY_FIELDS = (
     "files",
@@ -53,6 +66,7 @@ TRANSCRIPT_QUALITY_FIELDS = (
     "events",
     "torn",
     "malformed",
+    "oversized",
     "foreign_files",
     "unreadable_files",
     "outside_window",
@@ -68,7 +82,8 @@ def new_quality() -> dict[str, int]:
     return dict.fromkeys(TRANSCRIPT_QUALITY_FIELDS, 0)
 
 
-def _hook() -> tuple[Classify, frozenset[str]]:
+def _hook() -> tuple[Classify, Callable[[object], bool]]:
+    """The hook's own classification and scope rule, so the two never disagree."""
     try:
         import graphify_nudge
     except ImportError:
@@ -76,7 +91,7 @@ def _hook() -> tuple[Classify, frozenset[str]]:
             "--from-transcripts needs the hook module graphify_nudge (classify_call); "
             "install mishkan-core or run from the repository root"
         ) from None
-    return graphify_nudge.classify_call, frozenset(graphify_nudge.SCOPE_AGENTS)
+    return graphify_nudge.classify_call, graphify_nudge.in_scope
 
 
 def parse_timestamp(value: object) -> float | None:
@@ -94,65 +109,71 @@ def parse_timestamp(value: object) -> float | None:
 
 
 def _texts(content: object) -> Iterator[str]:
-    """Every string inside a message/tool_result content (str or block list)."""
-    if isinstance(content, str):
-        yield content
-    elif isinstance(content, list):
-        for block in content:
-            if isinstance(block, str):
-                yield block
-            elif isinstance(block, dict):
-                text = block.get("text")
-                if isinstance(text, str):
-                    yield text
-                inner = block.get("content")
-                if inner is not None:
-                    yield from _texts(inner)
+    """Every string inside a message/tool_result content (str or block list).
+
+    Iterative: nesting depth costs no Python frames."""
+    stack = [content]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
+        elif isinstance(item, dict):
+            text = item.get("text")
+            if isinstance(text, str):
+                yield text
+            inner = item.get("content")
+            if inner is not None:
+                stack.append(inner)
 
 
 def _reminder_marker(text: str) -> bool:
-    at = text.find("<system-reminder>")
+    """Does a ``<system-reminder>`` block of ``text`` hold the hook's marker?
+
+    Linear in ``len(text)``, however many opening tags lack a closing one."""
+    at = text.find(_OPEN_TAG)
     while at >= 0:
-        end = text.find("</system-reminder>", at)
-        body = text[at:] if end < 0 else text[at:end]
-        if MARKER in body:
+        end = text.find(_CLOSE_TAG, at)
+        if end < 0:
+            return text.find(MARKER, at) >= 0
+        if text.find(MARKER, at, end) >= 0:
             return True
-        at = text.find("<system-reminder>", at + 1)
+        at = text.find(_OPEN_TAG, end)
     return False
 
 
-def _lines(path: str, quality: dict[str, int]) -> Iterator[dict[str, Any]]:
-    """JSON objects of one JSONL file; torn/malformed lines counted."""
-    try:
-        fh = open(path, "rb")  # noqa: SIM115 - closed in finally, generator
-    except OSError:
-        quality["unreadable_files"] += 1
-        return
+def _lines(fd: int, quality: dict[str, int]) -> Iterator[dict[str, Any]]:
+    """JSON objects of one open JSONL file (closed at the end); damage counted.
+
+    A last line without its newline is still used when it is complete JSON."""
     quality["files"] += 1
-    try:
-        for raw in fh:
-            quality["lines"] += 1
-            if raw[-1:] != b"\n":
-                # a last line without newline: complete JSON is still used
-                try:
-                    obj = json.loads(raw)
-                except ValueError:
-                    quality["torn"] += 1
-                    continue
-            else:
-                try:
-                    obj = json.loads(raw)
-                except ValueError:
-                    quality["malformed"] += 1
-                    continue
-            if isinstance(obj, dict):
-                yield obj
-            else:
-                quality["malformed"] += 1
-    except OSError:
+    reader = files.Lines(fd, MAX_LINE)
+    for raw in reader:
+        quality["lines"] += 1
+        try:
+            obj = decode_line(raw)
+        except ValueError:
+            quality["malformed"] += 1
+            continue
+        if isinstance(obj, dict):
+            yield obj
+        else:
+            quality["malformed"] += 1
+    quality["lines"] += reader.oversized
+    quality["oversized"] += reader.oversized
+    if reader.error is not None:
         quality["unreadable_files"] += 1
-    finally:
-        fh.close()
+    if reader.tail:
+        quality["lines"] += 1
+        try:
+            obj = decode_line(reader.tail)
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            yield obj
+        else:
+            quality["torn"] += 1
 
 
 class _Scan:
@@ -200,7 +221,7 @@ class _Scan:
 
 
 def _main_file_scan(
-    path: str, quality: dict[str, int], nudged: set[str]
+    fd: int, quality: dict[str, int], nudged: set[str]
 ) -> tuple[str | None, float | None]:
     """Collect nudge markers of the main session file; count its calls.
 
@@ -208,7 +229,7 @@ def _main_file_scan(
     scan = _Scan(nudged, quality)
     session: str | None = None
     first_ts: float | None = None
-    for obj in _lines(path, quality):
+    for obj in _lines(fd, quality):
         if session is None and isinstance(obj.get("sessionId"), str):
             session = obj["sessionId"]
         if first_ts is None:
@@ -232,36 +253,42 @@ def _tool_uses(obj: dict[str, Any]) -> Iterator[dict[str, Any]]:
                 yield block
 
 
-def _agent_type(meta_path: str) -> str | None:
-    try:
-        with open(meta_path, encoding="utf-8") as fh:
-            meta = json.load(fh)
-    except (OSError, ValueError):
+def _agent_type(meta: bytes | None) -> str | None:
+    """``agentType`` from the bytes of an ``agent-<id>.meta.json``."""
+    if meta is None:
         return None
-    value = meta.get("agentType") if isinstance(meta, dict) else None
-    return value if isinstance(value, str) else None
+    try:
+        value = decode_line(meta)
+    except ValueError:
+        return None
+    agent_type = value.get("agentType") if isinstance(value, dict) else None
+    return agent_type if isinstance(agent_type, str) else None
 
 
 def _agent_calls(
-    path: str,
+    fd: int,
+    name: str,
     *,
     agent_type: str | None,
     session_hint: str,
     nudged: set[str],
-    scope: frozenset[str],
+    in_scope: Callable[[object], bool],
     classify: Classify,
     quality: dict[str, int],
 ) -> Iterator[tuple[float, int, dict[str, Any]]]:
-    """Call events of one subagent file, in file order, each yielded once the
-    lines that could mark it nudged (up to its tool_result) have been read."""
+    """Call events of one open subagent file ``name``, in file order, each
+    yielded once the lines that could mark it nudged (up to its tool_result)
+    have been read, or once ``MAX_IN_FLIGHT`` later calls wait behind it."""
     scan = _Scan(nudged, quality)
-    base = os.path.basename(path)
-    agent_id = base[len("agent-") : -len(".jsonl")] if base.startswith("agent-") else base
-    pending: dict[str, dict[str, Any]] = {}  # tool_use id -> event, insertion order
+    agent_id = name[len("agent-") : -len(".jsonl")]
+    # tool_use id -> event, oldest first; an OrderedDict, so that taking the
+    # oldest is O(1) however many were taken before (a dict's first key is not)
+    pending: OrderedDict[str, dict[str, Any]] = OrderedDict()
     done: set[str] = set()
     seq = 0
+    anonymous = 0
     last_ts = 0.0
-    in_scope: bool | None = None if agent_type is None else agent_type.lower() in scope
+    scoped: bool | None = None if agent_type is None else in_scope(agent_type)
 
     def release(final: bool) -> Iterator[tuple[float, int, dict[str, Any]]]:
         nonlocal seq
@@ -276,14 +303,14 @@ def _agent_calls(
             seq += 1
             yield ev["ts"], seq, ev
 
-    for obj in _lines(path, quality):
+    for obj in _lines(fd, quality):
         kind = obj.get("type")
         if kind == "assistant":
             if agent_type is None:
                 attributed = obj.get("attributionAgent")
                 if isinstance(attributed, str):
                     agent_type = attributed
-                    in_scope = attributed.lower() in scope
+                    scoped = in_scope(attributed)
             line_agent = obj.get("agentId")
             if isinstance(line_agent, str) and line_agent:
                 agent_id = line_agent
@@ -293,7 +320,7 @@ def _agent_calls(
             last_ts = ts
             session = obj.get("sessionId")
             for block in _tool_uses(obj):
-                if not in_scope or agent_type is None:
+                if not scoped or agent_type is None:
                     quality["out_of_scope_calls"] += 1
                     continue
                 ev = _call_event(
@@ -310,8 +337,11 @@ def _agent_calls(
                     quality["malformed"] += 1
                     continue
                 tool_id = block.get("id")
-                key = tool_id if isinstance(tool_id, str) else f"#anon{seq}-{len(pending)}"
-                pending[key] = ev
+                if not isinstance(tool_id, str) or tool_id in pending:
+                    anonymous += 1  # no id, or a repeated one: never tied to a result
+                    tool_id = f"#{anonymous}"
+                pending[tool_id] = ev
+            yield from release(final=False)  # keeps at most MAX_IN_FLIGHT waiting
         elif kind == "attachment":
             scan.attachment(obj)
         elif kind == "user":
@@ -359,42 +389,6 @@ def _call_event(
     }
 
 
-def find_sessions(directory: str, quality: dict[str, int]) -> list[tuple[str, str]]:
-    """(session stem, project dir) for every session under ``directory``.
-
-    ``directory`` may be one project dir or ``~/.claude/projects`` itself.
-    A session is a ``<stem>.jsonl`` file or a ``<stem>/subagents/`` dir.
-    """
-    if not os.path.isdir(directory):
-        if os.path.exists(directory):
-            raise UnusableInput(f"transcript path is not a directory: {directory}")
-        raise UnusableInput(f"transcript directory not found: {directory}")
-    found: set[tuple[str, str]] = set()
-    try:
-        for root, dirs, files in os.walk(directory, onerror=_raise):
-            stems = set()
-            for name in files:
-                if name.endswith(".jsonl"):
-                    stems.add(name[: -len(".jsonl")])
-                elif not name.endswith(".json"):
-                    quality["foreign_files"] += 1
-            found.update((stem, root) for stem in stems)
-            walk_on = []
-            for name in dirs:
-                if os.path.isdir(os.path.join(root, name, "subagents")):
-                    found.add((name, root))  # its subagents are read with the session
-                elif name not in stems:
-                    walk_on.append(name)  # a project dir, or ~/.claude/projects
-            dirs[:] = walk_on  # never descend into a session's own directory
-    except OSError as exc:
-        raise UnusableInput(f"cannot read transcript directory {directory}: {exc}") from None
-    return sorted(found, key=lambda pair: (pair[1], pair[0]))
-
-
-def _raise(exc: OSError) -> None:
-    raise exc
-
-
 def read_dir(
     directory: str,
     quality: dict[str, int],
@@ -403,49 +397,152 @@ def read_dir(
 ) -> Iterator[dict[str, Any]]:
     """Call events of every session under ``directory``, one session at a time.
 
+    ``directory`` may be one project dir or ``~/.claude/projects`` itself: its
+    sessions are read, then those of its sub-directories (one level, no more).
+    A session is a ``<stem>.jsonl`` file or a ``<stem>/subagents/`` dir.
     ``touch(session, ts)`` is called once per session seen, so sessions with
     no in-scope call still count (as they would through SessionStart).
     """
-    classify, scope = _hook()
-    sessions = find_sessions(directory, quality)
-    if not sessions:
-        raise UnusableInput(f"no Claude Code transcripts under {directory}")
-    for stem, project in sessions:
-        nudged: set[str] = set()
-        main = os.path.join(project, stem + ".jsonl")
-        session = stem
-        first_ts: float | None = None
-        if os.path.isfile(main):
-            found_session, first_ts = _main_file_scan(main, quality, nudged)
-            session = found_session or stem
-        sub_dir = os.path.join(project, stem, "subagents")
-        streams = []
+    run = _Run(quality, keep, touch)
+    top = open_input_dir(directory, "transcript")
+    found = 0
+    try:
         try:
-            names = sorted(os.listdir(sub_dir)) if os.path.isdir(sub_dir) else []
+            stems, subdirs = _list_dir(top, quality)
+        except OSError as exc:
+            raise UnusableInput(
+                f"cannot read transcript directory {directory}: {exc.strerror}"
+            ) from None
+        for stem in stems:
+            found += 1
+            yield from _session(top, stem, run)
+        for name in subdirs:  # project directories under ~/.claude/projects
+            project = files.open_subdir(name, top)
+            if project is None:
+                quality["unreadable_files"] += 1
+                continue
+            try:
+                try:
+                    stems, _ = _list_dir(project, quality)
+                except OSError:
+                    quality["unreadable_files"] += 1
+                    continue
+                for stem in stems:
+                    found += 1
+                    yield from _session(project, stem, run)
+            finally:
+                os.close(project)
+    finally:
+        os.close(top)
+    if not found:
+        raise UnusableInput(f"no Claude Code transcripts under {directory}")
+
+
+def _list_dir(dir_fd: int, quality: dict[str, int]) -> tuple[list[str], list[str]]:
+    """(session stems, other sub-directories) of one directory, sorted."""
+    stems: set[str] = set()
+    dirs: list[str] = []
+    for entry in os.scandir(dir_fd):
+        name = entry.name
+        try:
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError:
+            is_dir = False
+        if is_dir:
+            dirs.append(name)
+        elif name.endswith(".jsonl"):
+            stems.add(name[: -len(".jsonl")])  # a link or FIFO is caught at open
+        elif not name.endswith(".json"):
+            quality["foreign_files"] += 1
+    others: list[str] = []
+    for name in dirs:
+        session_dir = files.open_subdir(name, dir_fd)
+        subagents = None if session_dir is None else files.open_subdir("subagents", session_dir)
+        if session_dir is not None:
+            os.close(session_dir)
+        if subagents is not None:
+            os.close(subagents)
+            stems.add(name)  # its subagents are read with the session
+        elif name not in stems:
+            others.append(name)  # a project dir; never a session's own directory
+    return sorted(stems), sorted(others)
+
+
+class _Run:
+    """What every session of one read shares."""
+
+    def __init__(
+        self,
+        quality: dict[str, int],
+        keep: Callable[[float], bool] | None,
+        touch: Callable[[str, float], None] | None,
+    ) -> None:
+        self.classify, self.in_scope = _hook()
+        self.quality = quality
+        self.keep = keep
+        self.touch = touch
+
+
+def _session(project: int, stem: str, run: _Run) -> Iterator[dict[str, Any]]:
+    """The call events of one session: its main file, then its subagents merged."""
+    quality, keep, touch = run.quality, run.keep, run.touch
+    nudged: set[str] = set()
+    session = stem
+    first_ts: float | None = None
+    main = _open(stem + ".jsonl", project, quality)
+    if main is not None:
+        found_session, first_ts = _main_file_scan(main, quality, nudged)
+        session = found_session or stem
+    streams = []
+    session_dir = files.open_subdir(stem, project)
+    subagents = None if session_dir is None else files.open_subdir("subagents", session_dir)
+    if session_dir is not None:
+        os.close(session_dir)
+    if subagents is not None:
+        try:
+            names = sorted(os.listdir(subagents))
         except OSError:
             quality["unreadable_files"] += 1
             names = []
         for name in names:
             if not (name.startswith("agent-") and name.endswith(".jsonl")):
                 continue
-            path = os.path.join(sub_dir, name)
-            agent_type = _agent_type(path[: -len(".jsonl")] + ".meta.json")
+            fd = _open(name, subagents, quality)
+            if fd is None:
+                continue
+            meta = files.read_small(name[: -len(".jsonl")] + ".meta.json", subagents, META_LIMIT)
             streams.append(
                 _agent_calls(
-                    path,
-                    agent_type=agent_type,
+                    fd,
+                    name,
+                    agent_type=_agent_type(meta),
                     session_hint=session,
                     nudged=nudged,
-                    scope=scope,
-                    classify=classify,
+                    in_scope=run.in_scope,
+                    classify=run.classify,
                     quality=quality,
                 )
             )
-        if touch is not None and first_ts is not None and (keep is None or keep(first_ts)):
-            touch(session, first_ts)
-        for ts, _, ev in heapq.merge(*streams, key=lambda item: (item[0], item[1])):
-            if keep is not None and not keep(ts):
-                quality["outside_window"] += 1
-                continue
-            quality["events"] += 1
-            yield ev
+        os.close(subagents)
+    if touch is not None and first_ts is not None and (keep is None or keep(first_ts)):
+        touch(session, first_ts)
+    for ts, _, ev in heapq.merge(*streams, key=lambda item: (item[0], item[1])):
+        if keep is not None and not keep(ts):
+            quality["outside_window"] += 1
+            continue
+        quality["events"] += 1
+        yield ev
+
+
+def _open(name: str, dir_fd: int, quality: dict[str, int]) -> int | None:
+    """A regular file's descriptor; a missing file is None, anything else is counted."""
+    try:
+        fd = files.open_regular(name, dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError:
+        quality["unreadable_files"] += 1
+        return None
+    if fd is None:
+        quality["foreign_files"] += 1
+    return fd

@@ -143,8 +143,10 @@ def base_path() -> str:
     return f"{graphify_bin_dir()}:/usr/local/bin:/usr/bin:/bin"
 
 
-def git(repo: Path, *args: str, date: str | None = None) -> str:
-    env = {"PATH": base_path(), "HOME": str(repo.parent), **GIT_ENV}
+def git(
+    repo: Path, *args: str, date: str | None = None, extra_env: dict[str, str] | None = None
+) -> str:
+    env = {"PATH": base_path(), "HOME": str(repo.parent), **GIT_ENV, **(extra_env or {})}
     if date is not None:
         env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
     return run(["git", *args], cwd=repo, env=env).stdout.strip()
@@ -205,8 +207,11 @@ def make_project(root: Path) -> Project:
     return project
 
 
-def commit_change(project: Project) -> str:
-    """A new commit (so an existing graph goes stale); returns the new HEAD."""
+def commit_change(project: Project, extra_env: dict[str, str] | None = None) -> str:
+    """A new commit (so an existing graph goes stale); returns the new HEAD.
+
+    ``extra_env``: more of the committing shell's environment (its git hooks
+    see it), e.g. ``GRAPHIFY_OUT``."""
     util = project.repo / PROBE_REL
     util.write_text(
         util.read_text(encoding="utf-8")
@@ -214,7 +219,15 @@ def commit_change(project: Project) -> str:
         encoding="utf-8",
     )
     git(project.repo, "add", PROBE_REL)
-    git(project.repo, "commit", "-q", "-m", "util: add shout", date="2026-01-02T00:00:00+0000")
+    git(
+        project.repo,
+        "commit",
+        "-q",
+        "-m",
+        "util: add shout",
+        date="2026-01-02T00:00:00+0000",
+        extra_env=extra_env,
+    )
     return head_sha(project.repo)
 
 

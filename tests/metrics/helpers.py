@@ -5,7 +5,9 @@ from __future__ import annotations
 import argparse
 import io
 import json
-from contextlib import redirect_stderr, redirect_stdout
+import signal
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,22 @@ def cli(*argv: str) -> tuple[int, str, str]:
         except SystemExit as exc:
             code = int(exc.code or 0)
     return code, out.getvalue(), err.getvalue()
+
+
+@contextmanager
+def no_hang(seconds: int = 20) -> Iterator[None]:
+    """Fail (not hang) if the body blocks, e.g. on opening a FIFO."""
+
+    def _alarm(signum: int, frame: object) -> None:
+        raise AssertionError(f"blocked for {seconds} s")
+
+    previous = signal.signal(signal.SIGALRM, _alarm)
+    signal.alarm(seconds)
+    try:
+        yield
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def report(*argv: str) -> dict[str, Any]:
@@ -66,13 +84,15 @@ class Telemetry:
     def call(
         self,
         session: str,
-        agent: str,
+        agent_type: str,
         kind: str = "other",
         *,
         trigger: bool = False,
         decision: str | None = None,
         graph: str | None = None,
         agent_id: str | None = None,
+        reason: str | None = None,
+        **extra: Any,
     ) -> None:
         if trigger and graph is None:
             graph = "fresh"
@@ -82,8 +102,8 @@ class Telemetry:
             session,
             {
                 "event": "call",
-                "agent_type": agent,
-                "agent_id": agent_id or f"id-{agent.lower()}",
+                "agent_type": agent_type,
+                "agent_id": agent_id or f"id-{agent_type.lower()}",
                 "tool": "Read",
                 "tool_use_id": None,
                 "kind": kind,
@@ -95,21 +115,22 @@ class Telemetry:
                 "stale_by": None,
                 "built_at": None,
                 "decision": decision,
-                "reason": None,
+                "reason": reason,
+                **extra,
             },
         )
 
-    def nudge(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "read", trigger=True, decision="nudge", **kw)
+    def nudge(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "read", trigger=True, decision="nudge", **kw)
 
-    def trigger(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "grep", trigger=True, **kw)
+    def trigger(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "grep", trigger=True, **kw)
 
-    def lookup(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "lookup", **kw)
+    def lookup(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "lookup", **kw)
 
-    def other(self, session: str, agent: str, **kw: Any) -> None:
-        self.call(session, agent, "other", **kw)
+    def other(self, session: str, agent_type: str, **kw: Any) -> None:
+        self.call(session, agent_type, "other", **kw)
 
     def self_disable(self, session: str, agent: str | None) -> None:
         self._write(

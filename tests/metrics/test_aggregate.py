@@ -262,3 +262,79 @@ def test_streaming_equals_naive_definition(events: list[tuple[str, str, str]]) -
     assert (data["nudges"], data["nudges_respected"]) == (nudges, respected)
     assert data["nudge_respect_ratio"] == (respected / nudges if nudges else None)
     assert data["pre_read_consultation_rate"] == (consulted / triggers if triggers else None)
+
+
+# --------------------------------------------------------------------------- #
+# the hook's telemetry additions (docs/telemetry.md, schema still v1)
+
+
+def test_a_plugin_agent_is_the_same_agent(tmp_path: Path) -> None:
+    def fill(t: Telemetry) -> None:
+        t.start("s")
+        t.lookup("s", "hizkiah")
+        t.trigger("s", "mishkan:Hizkiah", agent_id="a2")  # older hook: no "agent" field
+        t.trigger("s", "mishkan:hizkiah", agent_id="a3", agent="hizkiah")
+
+    data = _run(tmp_path, fill)
+    assert list(data["per_agent"]) == ["hizkiah"]
+    assert data["per_agent"]["hizkiah"]["triggers"] == 2
+
+
+def test_triggers_outside_the_graph_are_not_in_the_consultation_rate(tmp_path: Path) -> None:
+    """A Read of a file (or a symbol) the graph does not hold is not a question
+    the graph can answer: it is counted apart, never as "not consulted"."""
+
+    def fill(t: Telemetry) -> None:
+        t.start("s", mode="telemetry")
+        t.trigger("s", "salma", reason="telemetry_mode")
+        t.trigger("s", "salma", reason="not_in_graph")
+        t.trigger("s", "salma", reason="not_in_graph", graph="stale")
+        t.lookup("s", "salma")
+        t.trigger("s", "salma", reason="telemetry_mode", graph="stale")
+
+    data = _run(tmp_path, fill, mode="telemetry")
+    assert (data["triggers_consulted"], data["triggers"]) == (1, 2)
+    assert data["triggers_outside_graph"] == 2
+    assert (data["fresh"], data["stale"]) == (1, 1)  # graph states of counted triggers only
+    assert data["per_agent"]["salma"]["triggers_outside_graph"] == 2
+
+
+def test_an_outside_graph_trigger_still_moves_the_respect_window(tmp_path: Path) -> None:
+    def fill(t: Telemetry) -> None:
+        t.start("s")
+        t.nudge("s", "nathan")
+        for _ in range(3):
+            t.trigger("s", "nathan", reason="not_in_graph")
+        t.lookup("s", "nathan")  # the 4th call: too late
+
+    data = _run(tmp_path, fill)
+    assert (data["nudges_respected"], data["nudges"]) == (0, 1)
+
+
+def test_slow_calls_and_new_reasons_are_counted_or_tolerated(tmp_path: Path) -> None:
+    def fill(t: Telemetry) -> None:
+        t.start("s")
+        t.trigger("s", "zadok", reason="already_advised", decision="silent")
+        t._write("s", {"event": "slow_call", "agent_type": "mishkan:zadok", "agent": "zadok",
+                       "agent_id": "a", "elapsed_ms": 312.5, "cpu_ms": 20.1})  # fmt: skip
+        t._write("s", {"event": "slow_call", "agent_type": None, "elapsed_ms": 250.0})
+        t._write("s", {"event": "lookup_result", "agent_type": "zadok", "agent_id": "a",
+                       "files": 2, "failed": True, "exit_code": 3})  # fmt: skip
+
+    data = _run(tmp_path, fill)
+    assert data["slow_calls"] == 2 and data["per_agent"]["zadok"]["slow_calls"] == 1
+    assert data["per_session"]["s"]["slow_calls"] == 2
+    assert data["triggers"] == 1 and data["data_quality"]["malformed"] == 0
+    assert data["lookups_failed"] == 1 and data["per_agent"]["zadok"]["lookups_failed"] == 1
+
+
+def test_a_mistyped_field_of_a_session_event_is_malformed(tmp_path: Path) -> None:
+    def fill(t: Telemetry) -> None:
+        t.start("s")
+        t._write("s", {"event": "lookup_result", "agent_type": "zadok", "failed": "yes"})
+        t._write("s", {"event": "slow_call", "agent": ["zadok"]})
+        t._write("s", {"event": "self_disable", "agent_type": {"a": 1}})
+
+    data = _run(tmp_path, fill)
+    assert data["data_quality"]["malformed"] == 3
+    assert (data["lookups_failed"], data["slow_calls"], data["self_disables"]) == (0, 0, 0)

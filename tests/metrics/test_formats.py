@@ -71,7 +71,8 @@ def expected_figures(data: dict[str, Any]) -> dict[tuple[str, str], Any]:
     ratios = ("nudge_respect_ratio", "pre_read_consultation_rate")
     for key in (*ratios, "sessions", "sessions_off", "self_disables", "triggers",
                 "triggers_consulted", "nudges", "nudges_respected", "lookups", "opt_outs",
-                "fresh", "stale", "absent"):  # fmt: skip
+                "fresh", "stale", "absent", "triggers_outside_graph", "slow_calls",
+                "lookups_failed"):  # fmt: skip
         want[("total", key)] = data[key]
     columns = (*ratios, "triggers", "nudges", "lookups", "opt_outs", "fresh", "stale", "absent")
     for prefix, rows in (("agent", data["per_agent"]), ("session", data["per_session"])):
@@ -164,3 +165,24 @@ def test_transcript_report_renders_unknowns() -> None:
     code, html, _ = cli("--from-transcripts", str(sample), "--format", "html")
     assert code == 0
     assert_page_equals_json(html, report("--from-transcripts", str(sample)))
+
+
+def test_json_is_json_proper_even_if_a_time_were_not_finite() -> None:
+    """Issue 11 item 14: NaN and Infinity are not JSON. The readers refuse them
+    (tests/metrics/test_telemetry_input.py); the report removes any that got
+    past, and the renderer would refuse rather than print one."""
+    from mishkan_core.metrics import fmt_json
+    from mishkan_core.metrics.aggregate import Aggregator
+
+    agg = Aggregator()
+    agg.feed({"event": "session_start", "session": "s", "ts": float("nan"), "mode": "advise"})
+    agg.feed({"event": "session_start", "session": "t", "ts": float("inf"), "mode": "advise"})
+    built = report_mod.build(agg, source="telemetry", input_path="x", sprint=None, since=None,
+                             until=None, quality={})  # fmt: skip
+    text = fmt_json.render(built)
+
+    def refuse(name: str) -> None:
+        raise AssertionError(name)
+
+    data = json.loads(text, parse_constant=refuse)
+    assert data["per_session"]["t"]["first_ts"] is None

@@ -3,21 +3,26 @@ edge cases in the same shape."""
 
 from __future__ import annotations
 
+import inspect
 import json
+import os
 import shutil
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from tests.metrics.helpers import cli, report
+from tests.metrics.helpers import cli, no_hang, report
 
 SAMPLE = Path(__file__).parent / "fixtures" / "cc-2.1.197-transcripts"
 SESSION = "3d7f224f-d067-448e-a460-e76f9d5496bd"
 PROJECT = "-tmp-cchar-repo"
 AGENT = "aa4daced19ec4f6fe"
 
-pytest.importorskip("graphify_nudge")
+graphify_nudge = pytest.importorskip("graphify_nudge")
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -217,3 +222,191 @@ def test_other_files_in_a_session_directory_are_not_sessions(tmp_path: Path) -> 
     (extra / "big-output.jsonl").write_text('{"type":"user"}\n')
     data = report("--from-transcripts", str(root))
     assert list(data["per_session"]) == [SESSION] and data["sessions"] == 1
+
+
+# --------------------------------------------------------------------------- #
+# hostile input, by class (issue 11)
+
+
+def _outside_session(tmp_path: Path) -> Path:
+    """A copy of the sample outside the input, with two extra hizkiah triggers."""
+    outside = _copy(tmp_path / "outside")
+    sub = _sub(outside) / f"agent-{AGENT}.jsonl"
+    for i in (1, 2):
+        _append(sub, _tool_use("2026-11-30T05:08:54.000Z", f"x{i}", "Grep", {"pattern": "evil"}))
+    return outside
+
+
+# each case replaces one path component of the sample by a link to the outside copy
+_LINKED: dict[str, Callable[[Path, Path], tuple[Path, Path]]] = {
+    "project dir": lambda root, out: (root / PROJECT, out / PROJECT),
+    "session dir": lambda root, out: (root / PROJECT / SESSION, out / PROJECT / SESSION),
+    "subagents dir": lambda root, out: (_sub(root), _sub(out)),
+    "agent file": lambda root, out: (
+        _sub(root) / f"agent-{AGENT}.jsonl",
+        _sub(out) / f"agent-{AGENT}.jsonl",
+    ),
+    "main file": lambda root, out: (
+        root / PROJECT / f"{SESSION}.jsonl",
+        out / PROJECT / f"{SESSION}.jsonl",
+    ),
+}
+
+
+@pytest.mark.parametrize("component", sorted(_LINKED))
+def test_a_link_at_any_path_component_is_not_followed(tmp_path: Path, component: str) -> None:
+    root = _copy(tmp_path)
+    outside = _outside_session(tmp_path)
+    inside, target = _LINKED[component](root, outside)
+    if inside.is_dir():
+        shutil.rmtree(inside)
+    else:
+        inside.unlink()
+    inside.symlink_to(target)
+    code, out, err = cli("--from-transcripts", str(root), "--format", "json")
+    if component in ("project dir",):
+        assert code == 2 and "no Claude Code transcripts" in err  # nothing left to read
+        return
+    assert code == 0, err
+    data = json.loads(out)
+    # never the outside copy's 4: the sample's 2 only while its agent file is still read
+    assert data["triggers"] == (2 if component == "main file" else 0), component
+    assert data["data_quality"]["foreign_files"] >= 1 or component != "main file"
+
+
+def test_a_link_to_a_device_or_fifo_and_fifos_never_block(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    meta = _sub(root) / f"agent-{AGENT}.meta.json"
+    meta.unlink()
+    os.mkfifo(meta)  # agent type then comes from attributionAgent
+    os.mkfifo(_sub(root) / "agent-fifo.jsonl")
+    os.mkfifo(root / PROJECT / "other-session.jsonl")
+    (_sub(root) / "agent-tty.jsonl").symlink_to("/dev/tty")
+    with no_hang():
+        code, out, err = cli("--from-transcripts", str(root), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["triggers"] == 2 and list(data["per_agent"]) == ["hizkiah"]
+    assert data["data_quality"]["foreign_files"] == 3  # two fifos and the tty link
+
+
+def test_deep_nesting_and_long_runs_are_counted(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    sub = _sub(root) / f"agent-{AGENT}.jsonl"
+    nested: Any = "<system-reminder>[graphify-nudge] x</system-reminder>"
+    for _ in range(400):  # within the decoder's limit, deeper than any Python frame budget
+        nested = [{"type": "text", "content": nested}]
+    with sub.open("a") as fh:
+        fh.write("[" * 100_000 + "\n")  # issue 11 item 6: RecursionError before
+        fh.write("a" * 200_000 + "\n")
+        fh.write(json.dumps(_line("user", "2026-11-30T05:08:55.000Z", message=nested)) + "\n")
+        fh.write(json.dumps({"type": "user", "message": {"content": "<system-reminder>" * 50_000}}))
+        fh.write("\n")
+    meta = _sub(root) / f"agent-{AGENT}.meta.json"
+    meta.write_text('{"agentType":' + "[" * 5_000 + "]" * 5_000 + "}")
+    code, out, err = cli("--from-transcripts", str(root), "--format", "json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["data_quality"]["malformed"] == 2
+    assert data["triggers"] == 2 and list(data["per_agent"]) == ["hizkiah"]
+
+
+def test_an_over_long_line_is_counted_not_held(tmp_path: Path) -> None:
+    from mishkan_core.metrics import transcripts
+
+    root = _copy(tmp_path)
+    sub = _sub(root) / f"agent-{AGENT}.jsonl"
+    with sub.open("a") as fh:
+        fh.write('{"type":"user","x":"' + "a" * (transcripts.MAX_LINE + 10) + '"}\n')
+    data = report("--from-transcripts", str(root))
+    assert data["data_quality"]["oversized"] == 1 and data["triggers"] == 2
+
+
+def test_unanswered_tool_uses_wait_in_a_bounded_queue(tmp_path: Path) -> None:
+    """Issue 11 item 10: 200k unanswered tool_uses were O(n^2) and all held."""
+    from mishkan_core.metrics import transcripts
+
+    path = tmp_path / "agent-a1.jsonl"
+    with path.open("w") as fh:
+        for i in range(500):
+            line = _tool_use("2026-11-30T05:08:54.000Z", f"t{i}", "Read", {"file_path": "a.py"})
+            fh.write(json.dumps(line) + "\n")
+    calls = transcripts._agent_calls(
+        os.open(path, os.O_RDONLY),
+        "agent-a1.jsonl",
+        agent_type="hizkiah",
+        session_hint="s",
+        nudged=set(),
+        in_scope=lambda agent: True,
+        classify=graphify_nudge.classify_call,
+        quality=transcripts.new_quality(),
+    )
+    generator = cast("Generator[Any, None, None]", calls)
+    seen = 0
+    for _ in generator:
+        seen += 1
+        pending = inspect.getgeneratorlocals(generator)["pending"]
+        assert len(pending) <= transcripts.MAX_IN_FLIGHT
+    assert seen == 500
+
+
+def test_a_plugin_agent_is_the_same_agent(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    meta = _sub(root) / f"agent-{AGENT}.meta.json"
+    meta.write_text(json.dumps({"agentType": "mishkan:Hizkiah"}))
+    data = report("--from-transcripts", str(root))
+    assert list(data["per_agent"]) == ["hizkiah"] and data["triggers"] == 2
+
+
+_hostile = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=8),
+    st.lists(st.none(), max_size=2),
+    st.dictionaries(st.sampled_from(["type", "text", "content", "id"]), st.text(max_size=4)),
+)
+_KEYS = ("type", "timestamp", "sessionId", "agentId", "attributionAgent", "cwd", "message")
+
+
+def _transcript_line(kind: str, edits: dict[str, Any], block_edits: dict[str, Any]) -> str:
+    block: dict[str, Any] = {"type": "tool_use", "id": "t", "name": "Grep"}
+    block["input"] = {"pattern": "apply_overlay"}
+    block.update(block_edits)
+    line = _line(kind, "2026-11-30T05:08:54.000Z", message={"content": [block]})
+    line.update(edits)
+    return json.dumps(line)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.builds(
+                _transcript_line,
+                st.sampled_from(["assistant", "user", "attachment", "system"]),
+                st.dictionaries(st.sampled_from(_KEYS), _hostile, max_size=2),
+                st.dictionaries(st.sampled_from(["id", "name", "input", "type"]), _hostile),
+            ),
+            st.sampled_from(["[" * 100_000, "{" * 3_000, "x" * 5_000, "", "null", "NaN"]),
+        ),
+        max_size=10,
+    )
+)
+def test_fuzz_any_transcript_lines_give_a_report(lines: list[str]) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = _copy(Path(tmp))
+        sub = _sub(root) / f"agent-{AGENT}.jsonl"
+        with sub.open("a") as fh:
+            fh.write("\n".join(lines) + "\n")
+        code, out, err = cli("--from-transcripts", str(root), "--format", "json")
+        assert code == 0, err
+
+        def refuse(name: str) -> None:
+            raise AssertionError(name)
+
+        data = json.loads(out, parse_constant=refuse)
+        assert data["triggers"] >= 0

@@ -1,0 +1,275 @@
+"""mishkan sprint-close: the window, the ADR's phase rules, what runs and what is
+printed, the artifact (checked by the real `mishkan ingest-lint`), exit 2 on
+unusable input. Real graphify runs in tests/e2e/test_e2e_freshness.py (tox -e e2e)."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from mishkan_core import sprint_close
+from mishkan_core.cli import build_parser
+from tests.metrics.helpers import Telemetry
+
+NOW = datetime(2026, 12, 9, 12, 0, tzinfo=timezone.utc)
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """No graphify on PATH unless a test puts one there; no agent shell."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    return {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path), **extra}
+
+
+def _project(tmp_path: Path) -> Path:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "app.py").write_text("def main() -> None:\n    pass\n")
+    return project
+
+
+def _telemetry(project: Path, mode: str = "advise") -> Telemetry:
+    t = Telemetry(project / ".mishkan" / "telemetry", mode=mode)
+    t.ts = 1796774400.0  # 2026-12-07T00:00:00Z, a Monday (ISO week 2026-W50)
+    return t
+
+
+def _close(env: dict[str, str], *argv: str) -> tuple[int, str, str]:
+    args = build_parser(only="sprint-close").parse_args(["sprint-close", *argv])
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = sprint_close.run(args, env)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _lint(path: Path) -> subprocess.CompletedProcess[str]:
+    """The real gate, as a user runs it."""
+    return subprocess.run(
+        [sys.executable, "-m", "mishkan_core", "ingest-lint", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+# --------------------------------------------------------------------------- #
+# the window
+
+
+def test_an_iso_week_sprint_sets_the_window(tmp_path: Path) -> None:
+    w = sprint_close.choose_window("2026-W49", None, None, tmp_path, NOW)
+    assert (w.since, w.until) == ("2026-11-30T00:00:00Z", "2026-12-07T00:00:00Z")
+    current = sprint_close.choose_window("2026-W50", None, None, tmp_path, NOW)
+    assert (current.since, current.until) == ("2026-12-07T00:00:00Z", "2026-12-09T12:00:00Z")
+    assert sprint_close.iso_week("2026-W54") is None and sprint_close.iso_week("s12") is None
+
+
+def test_explicit_dates_win_and_the_default_is_everything(tmp_path: Path) -> None:
+    w = sprint_close.choose_window("2026-W49", "2026-12-01", None, tmp_path, NOW)
+    assert (w.since, w.until) == ("2026-12-01T00:00:00Z", "2026-12-09T12:00:00Z")
+    w = sprint_close.choose_window(None, None, "2026-12-05", tmp_path, NOW)
+    assert (w.since, w.until) == (None, "2026-12-06T00:00:00Z")  # a bare date: its whole day
+    w = sprint_close.choose_window("s12", None, None, tmp_path / "none", NOW)
+    assert w.since is None and w.until == "2026-12-09T12:00:00Z"
+
+
+def test_the_next_sprint_starts_where_the_previous_report_ended(tmp_path: Path) -> None:
+    for name, until in (("s11", "2026-11-23T09:00:00Z"), ("s12", "2026-12-01T09:00:00Z")):
+        front = f'mishkan: ingest\ngenerator: mishkan sprint-close\nuntil: "{until}"'
+        (tmp_path / f"{name}.md").write_text(f"---\n{front}\n---\n")
+    (tmp_path / "notes.md").write_text('---\nuntil: "2027-01-01T00:00:00Z"\n---\n')  # not ours
+    os.mkfifo(tmp_path / "fifo.md")  # never blocks
+    w = sprint_close.choose_window("s13", None, None, tmp_path, NOW)
+    assert w.since == "2026-12-01T09:00:00Z" and "previous" in w.why
+
+
+# --------------------------------------------------------------------------- #
+# the ADR's phase rules
+
+
+def _report(**fig: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "sessions": 3, "phase": 2, "triggers": 10, "pre_read_consultation_rate": 0.9,
+        "nudge_respect_ratio": 0.7, "fresh": 10, "stale": 0, "absent": 0, "off_sessions": [],
+    }  # fmt: skip
+    base.update(fig)
+    return base
+
+
+@pytest.mark.parametrize(
+    ("fig", "verdict", "words"),
+    [
+        ({"sessions": 0}, "no-data", "nothing to decide"),
+        ({"phase": 1, "triggers": 0}, "stay-phase-1", "not measured"),
+        ({"phase": 1, "pre_read_consultation_rate": 0.4}, "enable-phase-2", "baseline is measured"),
+        ({"nudge_respect_ratio": 0.49}, "follow-up-adr", "do not promote"),
+        ({"nudge_respect_ratio": 0.49, "pre_read_consultation_rate": 0.95}, "follow-up-adr", "ADR"),
+        ({"pre_read_consultation_rate": 0.8}, "keep-phase-2", "target met"),
+        ({"pre_read_consultation_rate": 0.79}, "keep-phase-2", "re-measure"),
+        ({"pre_read_consultation_rate": None, "triggers": 0}, "keep-phase-2", "not measurable"),
+        ({"nudge_respect_ratio": None}, "keep-phase-2", "target met"),
+    ],
+)  # fmt: skip
+def test_the_phase_recommendation_follows_d009(
+    fig: dict[str, Any], verdict: str, words: str
+) -> None:
+    rec = sprint_close.recommend(_report(**fig))
+    assert rec.verdict == verdict and words in rec.text
+
+
+def test_notes_for_a_stale_graph_and_sessions_with_the_hook_off() -> None:
+    rec = sprint_close.recommend(_report(fresh=5, stale=4, absent=1, off_sessions=["a", "b"]))
+    assert any("50.0% of triggers (5 of 10) met a stale or absent graph" in n for n in rec.notes)
+    assert any("off in 2 sessions" in n for n in rec.notes)
+    assert sprint_close.stale_share(_report(fresh=None, stale=None, absent=None))[0] is None
+
+
+# --------------------------------------------------------------------------- #
+# the run
+
+
+def test_print_mode_writes_an_artifact_that_passes_the_real_ingest_lint(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    t = _telemetry(project, mode="telemetry")
+    t.start("s1")
+    t.trigger("s1", "mishkan:Hizkiah")
+    t.lookup("s1", "salma")
+    t.trigger("s1", "hizkiah", graph="stale")
+    t.start("s2", mode="off")
+    env = _env(tmp_path)
+    code, out, err = _close(
+        env, "--project", str(project), "--sprint", "2026-W50", "--extract", "print"
+    )
+    assert code == 0, err
+    artifact = project / "docs" / "sprint-close" / "2026-W50.md"
+    assert f"wrote    {artifact}" in out or "docs/sprint-close/2026-W50.md" in out
+    text = artifact.read_text()
+    assert text.startswith("---\nmishkan: ingest\nkind: sprint-report\n")
+    lint = _lint(artifact)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    front = sprint_close.front_matter(text)
+    assert front["recommendation"] == "enable-phase-2" and front["phase"] == "1"
+    assert front["since"] == "2026-12-07T00:00:00Z"
+    # the plugin agent counts as hizkiah; the off session and the stale trigger are listed
+    assert "| `hizkiah` |" in text and "mishkan:hizkiah" not in text
+    assert "Sessions with the hook off (1): `s2`" in text
+    assert "50.0% of the triggers met a stale or absent graph (1 of 2" in text
+    # what was printed, not run: the re-extract, the refresh hook, the phase switch
+    assert "GRAPHIFY_OUT=.graphify graphify extract . --code-only --force" in out
+    assert "GRAPHIFY_OUT=.graphify graphify hook install" in out
+    assert "mishkan install --project . --mode advise" in out
+    assert "next: an agent ingests docs/sprint-close/2026-W50.md into Cognee work" in out
+    assert not (project / ".graphify").exists()  # nothing ran graphify
+
+
+def test_an_agents_shell_prepares_the_re_extract_instead_of_running_it(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    graphify = _fake_graphify(tmp_path, 'if [ "$1" = extract ]; then touch ran; fi')
+    env = _env(tmp_path, CLAUDECODE="1")
+    code, out, err = _close(env, "--project", str(project), "--graphify", str(graphify))
+    assert code == 0, err
+    assert "graphify extract . --code-only --force    # the full re-extract" in out
+    assert not (project / "ran").exists()
+
+
+def _fake_graphify(tmp_path: Path, body: str) -> Path:
+    """A stand-in only for graphify's *failure* modes; success is proven with the
+    real graphify in tests/e2e/test_e2e_freshness.py."""
+    path = tmp_path / "bin" / "graphify"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(f"#!/bin/sh\n{body}\n")
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("graphify_body", "message"),
+    [
+        (None, "graphify not found on PATH"),
+        ("echo 'boom: no such file' >&2; exit 3", "graphify extract exited 3: boom: no such file"),
+        ("exit 0", "wrote no"),
+    ],
+)
+def test_missing_or_failing_graphify_exits_2_and_writes_nothing(
+    tmp_path: Path, graphify_body: str | None, message: str
+) -> None:
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    if graphify_body is not None:
+        _fake_graphify(tmp_path, graphify_body)
+    code, out, err = _close(_env(tmp_path), "--project", str(project), "--extract", "run")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and message in err and "Traceback" not in err
+    assert not (project / "docs").exists()
+
+
+def test_no_telemetry_exits_2_before_running_graphify(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _fake_graphify(tmp_path, "touch ran; exit 0")
+    code, out, err = _close(_env(tmp_path), "--project", str(project))
+    assert code == 2 and out == ""
+    assert err == (
+        f"mishkan sprint-close: telemetry directory not found: {project}/.mishkan/telemetry\n"
+    )
+    assert not (tmp_path / "ran").exists() and not (project / "ran").exists()
+    code, _, err = _close(_env(tmp_path), "--project", str(tmp_path / "nope"))
+    assert code == 2 and "project directory not found" in err
+
+
+def test_the_artifact_path_is_configurable_and_never_clobbers(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    reports = tmp_path / "reports"
+    env = _env(tmp_path, MISHKAN_SPRINT_CLOSE_DIR=str(reports))
+    code, _, err = _close(
+        env, "--project", str(project), "--sprint", "s 12/x", "--extract", "print"
+    )
+    assert code == 0, err
+    assert (reports / "s-12-x.md").is_file()
+    code, _, err = _close(
+        env, "--project", str(project), "--sprint", "s 12/x", "--extract", "print"
+    )
+    assert code == 0, err  # our own artifact is replaced
+    mine = tmp_path / "mine.md"
+    mine.write_text("# my notes\n")
+    code, _, err = _close(env, "--project", str(project), "--out", str(mine), "--extract", "print")
+    assert code == 2 and "was not written by mishkan sprint-close" in err
+    assert mine.read_text() == "# my notes\n"
+    victim = tmp_path / "victim"
+    victim.write_text("keep\n")
+    link = tmp_path / "link.md"
+    link.symlink_to(victim)
+    code, _, err = _close(env, "--project", str(project), "--out", str(link), "--extract", "print")
+    assert code == 2 and "not a regular file" in err and victim.read_text() == "keep\n"
+    explicit = tmp_path / "out" / "close.md"
+    code, _, err = _close(
+        env, "--project", str(project), "--out", str(explicit), "--extract", "print"
+    )
+    assert code == 0 and explicit.is_file()
+
+
+def test_hostile_session_ids_and_many_sessions_still_pass_the_lint(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    t = _telemetry(project)
+    for i in range(60):
+        t.start(f"s{i}|`x`\n---\nmishkan: evil", mode="off" if i % 7 == 0 else "advise")
+        t.trigger(f"s{i}|`x`\n---\nmishkan: evil", "zadok")
+    argv = ("--project", str(project), "--until", "2026-12-31", "--extract", "print")
+    code, _, err = _close(_env(tmp_path), *argv)
+    assert code == 0, err
+    artifact = next((project / "docs" / "sprint-close").glob("*.md"))
+    text = artifact.read_text()
+    body = text.split("\n---\n", 1)[1]  # after the front matter
+    assert "mishkan: evil" not in body.replace("`", "").split("\n")
+    assert "30 more sessions" in text
+    lint = _lint(artifact)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
