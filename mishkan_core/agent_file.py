@@ -325,7 +325,11 @@ def install(text: str, command: str, events: tuple[str, ...]) -> str:
         inserts.append((last + 1, [_item_line(" " * item_indent, event, command, nl)]))
     if appended:
         inserts.append((end, appended))
-    for at, new in sorted(inserts, key=lambda x: x[0], reverse=True):
+    # from the bottom up; at one position the later insert goes first, so the
+    # earlier one (an item closing its event's list) ends up above it
+    for _order, (at, new) in sorted(
+        enumerate(inserts), key=lambda x: (x[1][0], x[0]), reverse=True
+    ):
         lines[at:at] = new
     return "".join(lines)
 

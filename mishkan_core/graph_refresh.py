@@ -106,9 +106,7 @@ def git_hooks(project: Path) -> GitHooks:
     git_dir = _git(project, "rev-parse", "--git-dir")
     common = _git(project, "rev-parse", "--git-common-dir")
     builtin = _absolute(project, common) / "hooks" if common else None
-    linked = bool(
-        git_dir and common and _absolute(project, git_dir) != _absolute(project, common)
-    )
+    linked = bool(git_dir and common and _absolute(project, git_dir) != _absolute(project, common))
     directory = effective.parent if effective.name == "_" else effective  # Husky 9
     hooks = GitHooks(directory, builtin, linked_worktree=linked)
     for name, markers in GRAPHIFY_HOOKS.items():
@@ -122,7 +120,9 @@ def git_hooks(project: Path) -> GitHooks:
 
 def markers_in(directory: Path) -> list[str]:
     """The graphify hooks whose marker block is in ``directory``."""
-    return [name for name, markers in GRAPHIFY_HOOKS.items() if _has_block(directory / name, markers)]
+    return [
+        name for name, markers in GRAPHIFY_HOOKS.items() if _has_block(directory / name, markers)
+    ]
 
 
 def merge_attr_out(project: Path) -> str | None:

@@ -326,8 +326,10 @@ def scope_agents() -> tuple[str, ...]:
     return tuple(sorted(graphify_nudge.SCOPE_AGENTS))
 
 
-def _agent_files(plan: Plan) -> dict[str, str]:
-    """agent name -> file name in .claude/agents, by file name or frontmatter name."""
+def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, str]:
+    """agent name -> file name in .claude/agents, by file name or frontmatter
+    name. A link, FIFO or device where an agent file should be is never read;
+    it lands in ``unsafe`` (agent -> why)."""
     agents = plan.root.find((".claude", "agents"))
     if agents is None:
         return {}
@@ -338,7 +340,9 @@ def _agent_files(plan: Plan) -> dict[str, str]:
                 continue
             try:
                 data = agents.read(name, limit=1024 * 1024)
-            except UnsafeFile:
+            except UnsafeFile as exc:
+                if unsafe is not None and name[:-3].lower() in scope_agents():
+                    unsafe[name[:-3].lower()] = str(exc)
                 continue
             declared = agent_file.name_of((data or b"").decode("utf-8", "replace"))
             for key in {name[:-3].lower(), (declared or "").lower()}:
@@ -441,7 +445,8 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     backup_name = "settings.json" + BACKUP_SUFFIX
     backup_old = plan.read(plan.root, (".claude",), backup_name)
     manifest = _read_manifest(plan)
-    agent_names = _agent_files(plan)
+    unsafe: dict[str, str] = {}
+    agent_names = _agent_files(plan, unsafe)
     agent_old: dict[str, bytes] = {}
     for agent, name in sorted(agent_names.items()):
         data = plan.read(plan.root, (".claude", "agents"), name)
@@ -458,6 +463,9 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         args.mode or _installed_mode([doc.get("hooks"), *agent_docs], doc.get("env")) or "telemetry"
     )
     if args.scope == "agents":
+        for agent in scope_agents():
+            if agent not in agent_old and agent in unsafe:
+                raise UnsafeFile(unsafe[agent])
         missing = [a for a in scope_agents() if a not in agent_old]
         if missing:
             raise InstallError(
@@ -541,7 +549,7 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
 
     # .gitignore
     gitignore_old = plan.read(plan.root, (), ".gitignore")
-    gitignore_new, added = _gitignore_add(gitignore_old)
+    gitignore_new, added, terminated = _gitignore_add(gitignore_old)
     changes.append(
         FileChange(
             "gitignore", ".gitignore", (), ".gitignore", plan.root, gitignore_old, gitignore_new
@@ -560,7 +568,17 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     if added:
         ignore["added"] = sorted(set(ignore.get("added") or []) | set(added))
         ignore.setdefault("created", gitignore_old is None)
+        ignore["terminated"] = bool(ignore.get("terminated")) or terminated
 
+    # every target is checked before the first write: a link or a FIFO planted
+    # anywhere fails the whole install, never half of it
+    cache_parts = (*plan.hooks_parts, "__pycache__")
+    plan.hooks_base.check_target(plan.hooks_parts, HOOK_FILE)
+    plan.hooks_base.check_target(cache_parts, pyc_name(python))
+    plan.root.check_target(MANIFEST[:-1], MANIFEST[-1])
+    for change in changes:
+        if change.changed:
+            change.base.check_target(change.parts, change.name)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if args.dry_run:
@@ -621,27 +639,33 @@ def _ignored(lines: list[str], entry: str) -> bool:
     return any(line.strip() in (bare, f"{bare}/", f"/{bare}", f"/{bare}/") for line in lines)
 
 
-def _gitignore_add(old: bytes | None) -> tuple[bytes, list[str]]:
+def _gitignore_add(old: bytes | None) -> tuple[bytes, list[str], bool]:
+    """The new .gitignore, the lines added, and whether the old last line
+    needed a newline first (uninstall takes that back too)."""
     text = (old or b"").decode("utf-8", "surrogateescape")
     lines = text.splitlines()
     added = [entry for entry in GITIGNORE_LINES if not _ignored(lines, entry)]
     if not added:
-        return old if old is not None else b"", []
+        return old if old is not None else b"", [], False
     newline = "\r\n" if "\r\n" in text else "\n"
-    if text and not text.endswith(("\n", "\r")):
+    terminated = bool(text) and not text.endswith(("\n", "\r"))
+    if terminated:
         text += newline
     text += "".join(entry + newline for entry in added)
-    return text.encode("utf-8", "surrogateescape"), added
+    return text.encode("utf-8", "surrogateescape"), added, terminated
 
 
-def _gitignore_remove(old: bytes, added: list[str]) -> bytes:
+def _gitignore_remove(old: bytes, added: list[str], terminated: bool) -> bytes:
     lines = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
     for entry in added:
         for i in range(len(lines) - 1, -1, -1):
             if lines[i].rstrip("\r\n") == entry:
                 del lines[i]
                 break
-    return "".join(lines).encode("utf-8", "surrogateescape")
+    text = "".join(lines)
+    if terminated and lines and len(lines[-1].rstrip("\r\n")) < len(lines[-1]):
+        text = text[: len(text) - (len(lines[-1]) - len(lines[-1].rstrip("\r\n")))]
+    return text.encode("utf-8", "surrogateescape")
 
 
 # -- the refresh hook (printed, never run) -----------------------------------------
@@ -765,7 +789,7 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
     added = [x for x in ignore.get("added") or [] if isinstance(x, str)]
     gitignore = plan.read(plan.root, (), ".gitignore")
     if added and gitignore is not None:
-        kept = _gitignore_remove(gitignore, added)
+        kept = _gitignore_remove(gitignore, added, bool(ignore.get("terminated")))
         changes.append(
             FileChange(
                 "gitignore",

@@ -172,6 +172,21 @@ class Directory:
         except FileNotFoundError:
             return None
 
+    def check_target(self, parts: tuple[str, ...], name: str) -> None:
+        """Refuse now what :meth:`write` (after :meth:`walk` with ``create``)
+        would refuse later, so a command can check every target before it
+        writes the first one."""
+        where = self.find(parts)
+        if where is None:
+            return
+        with where:
+            info = where.lstat(name)
+            if info is not None and not stat.S_ISREG(info.st_mode):
+                raise UnsafeFile(
+                    f"{where.path / name} is {_kind(info.st_mode)}; refusing to write through it "
+                    "(remove it, or replace it with a regular file)"
+                )
+
     def close(self) -> None:
         if self.fd >= 0:
             os.close(self.fd)

@@ -461,3 +461,189 @@ def test_bad_arguments(
 def test_missing_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, _out, err = _run(tmp_path / "nope", capsys)
     assert code == 2 and "not a directory" in err
+
+
+# ---------------------------------------------------------------------------
+# --scope agents: the nudge in the five agents' frontmatter
+
+AGENTS = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
+
+
+def _agents(project: Path) -> dict[str, bytes]:
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    files = {
+        "hizkiah": b"---\nname: hizkiah\ndescription: Backend.\ntools: Read, Bash\n---\nBody\n",
+        "salma": b"---\nname: salma\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n"
+        b"          command: echo done\n---\n",
+        "oholiab": b"---\r\nname: oholiab\r\n---\r\nBody\r\n",
+        "nathan": b"---\nname: nathan\n---\nno newline at the end",
+        "zadok": b"---\nname: zadok\n---\n",
+    }
+    for name, data in files.items():
+        (agents / f"{name}.md").write_bytes(data)
+    (agents / "hiram.md").write_bytes(b"---\nname: hiram\n---\n")  # out of scope: untouched
+    return files
+
+
+def test_scope_agents_round_trip(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = (FIXTURES / "claude_code_2space.json").read_bytes()
+    _settings(project).write_bytes(original)
+    files = _agents(project)
+    code, out, _err = _run(project, capsys, "--scope", "agents", "--mode", "advise")
+    assert code == 0
+    doc = json.loads(_settings(project).read_text())
+    assert [h.event for h in hook_chain.ours(doc["hooks"])] == ["SessionStart"]
+    for name in AGENTS:
+        text = (project / ".claude" / "agents" / f"{name}.md").read_text()
+        assert text.count("--mode=advise") == 3, name
+        assert f"updated .claude/agents/{name}.md" in out
+    assert (project / ".claude" / "agents" / "hiram.md").read_bytes() == b"---\nname: hiram\n---\n"
+
+    installed = {n: (project / ".claude" / "agents" / f"{n}.md").read_bytes() for n in AGENTS}
+    code, out, _err = _run(project, capsys, "--scope", "agents")  # keeps advise
+    assert code == 0 and "updated" not in out
+    assert all(
+        (project / ".claude" / "agents" / f"{n}.md").read_bytes() == installed[n] for n in AGENTS
+    )
+
+    assert _run(project, capsys, "--uninstall")[0] == 0
+    assert _settings(project).read_bytes() == original
+    for name, data in files.items():
+        assert (project / ".claude" / "agents" / f"{name}.md").read_bytes() == data, name
+
+
+def test_switching_scopes_leaves_one_registration(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _agents(project)
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    assert _run(project, capsys, "--scope", "project")[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    assert sorted(h.event for h in hook_chain.ours(doc["hooks"])) == sorted(hook_chain.EVENTS)
+    for name, data in files.items():
+        assert (project / ".claude" / "agents" / f"{name}.md").read_bytes() == data
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    assert [h.event for h in hook_chain.ours(doc["hooks"])] == ["SessionStart"]
+
+
+def test_scope_agents_dry_run_shows_each_file_by_scope(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    code, out, _err = _run(project, capsys, "--scope", "agents", "--dry-run")
+    assert code == 0
+    scopes = [line for line in out.splitlines() if line.startswith("# scope: ")]
+    assert scopes == [
+        "# scope: project",
+        *(f"# scope: agent {name}" for name in sorted(AGENTS)),
+        "# scope: gitignore",
+    ]
+    assert not (project / ".mishkan").exists()
+
+
+def test_scope_agents_needs_the_five_files(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    (project / ".claude" / "agents" / "zadok.md").unlink()
+    code, out, err = _run(project, capsys, "--scope", "agents")
+    assert (code, out) == (2, "")
+    assert "no agent file in .claude/agents for zadok" in err
+    assert "plugin agents ignore frontmatter hooks" in err
+    assert not _settings(project).exists()
+
+
+def test_scope_agents_finds_a_file_by_its_frontmatter_name(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    agents = project / ".claude" / "agents"
+    (agents / "zadok.md").rename(agents / "reviewer.md")
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    assert "graphify_nudge" in (agents / "reviewer.md").read_text()
+
+
+# ---------------------------------------------------------------------------
+# .gitignore (D-008: the graph's artifacts are not committed)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (None, ".graphify/\n.mishkan/\n"),
+        ("node_modules/\n", "node_modules/\n.graphify/\n.mishkan/\n"),
+        ("dist", "dist\n.graphify/\n.mishkan/\n"),
+        ("a\r\nb\r\n", "a\r\nb\r\n.graphify/\r\n.mishkan/\r\n"),
+        ("/.graphify\n", "/.graphify\n.mishkan/\n"),
+        (".mishkan\n.graphify/\n", ".mishkan\n.graphify/\n"),
+    ],
+)
+def test_gitignore(
+    before: str | None, after: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "g"
+    root.mkdir()
+    if before is not None:
+        (root / ".gitignore").write_bytes(before.encode())
+    assert _run(root, capsys)[0] == 0
+    assert (root / ".gitignore").read_bytes() == after.encode()
+    assert _run(root, capsys)[0] == 0
+    assert (root / ".gitignore").read_bytes() == after.encode()
+    assert _run(root, capsys, "--uninstall")[0] == 0
+    if before is None:
+        assert not (root / ".gitignore").exists()
+    else:
+        assert (root / ".gitignore").read_bytes() == before.encode()
+
+
+def test_gitignore_keeps_lines_the_user_added_since(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "g"
+    root.mkdir()
+    assert _run(root, capsys)[0] == 0
+    with (root / ".gitignore").open("a") as handle:
+        handle.write("build/\n")
+    assert _run(root, capsys, "--uninstall")[0] == 0
+    assert (root / ".gitignore").read_text() == "build/\n"
+
+
+# ---------------------------------------------------------------------------
+# the refresh hook: printed, never run
+
+
+def _git(root: Path, *argv: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "-C", str(root), *argv], check=True, capture_output=True, env=env)
+
+
+def test_install_prints_the_graphify_hook_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRAPHIFY_OUT", raising=False)
+    monkeypatch.delenv("MISHKAN_GRAPHIFY_GRAPH", raising=False)
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    code, out, _err = _run(root, capsys)
+    assert code == 0
+    assert (
+        f"  cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
+        "  and commit from shells that export GRAPHIFY_OUT=.graphify: graphify's hooks rebuild "
+        "into $GRAPHIFY_OUT at commit time, else into graphify-out/\n"
+    ) in out
+    (root / "graphify-out").mkdir()
+    (root / "graphify-out" / "graph.json").write_text("{}")
+    code, out, _err = _run(root, capsys)
+    assert f"  cd {root} && graphify hook install\n" in out  # graphify's default: no env
+    hooks = root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "post-commit").write_text(
+        "#!/bin/sh\n# graphify-hook-start\n(true)\n# graphify-hook-end\n"
+    )
+    (hooks / "post-commit").chmod(0o755)
+    code, out, _err = _run(root, capsys)
+    assert f"graph refresh: graphify's git hooks are installed in {hooks}" in out
+    assert "graphify hook install" not in out
