@@ -559,9 +559,14 @@ def read_scope(name: str, path: Path) -> Scope:
     if data is None:
         return scope
     try:
-        scope.doc = json_text.parse(data) if data.strip() else {}
+        doc = json_text.parse(data) if data.strip() else {}
     except json_text.JsonError as exc:
         scope.error = f"{path}: {exc}"
+        return scope
+    if not isinstance(doc, dict):
+        scope.error = f"{path}: settings is not a JSON object"
+    else:
+        scope.doc = doc
     return scope
 
 

@@ -15,7 +15,6 @@ import pytest
 
 from mishkan_core import hook_chain
 from mishkan_core import install as inst
-from mishkan_core.routing import check as checks
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
@@ -164,7 +163,10 @@ def test_nudge_goes_after_security_and_model_route(
     doc = json.loads(_settings(project).read_text())
     assert _nudge_index(doc, "PreToolUse") == index
     assert _nudge_index(doc, "PostToolUse") == len(doc["hooks"]["PostToolUse"]) - 1
-    assert checks.check_settings(doc, "settings.json", project) == []
+    code, out, _err = run_cli(
+        "mishkan_core.routing", ["check", "--settings", str(_settings(project))], capsys
+    )
+    assert (code, out) == (0, "")
 
 
 def test_routing_check_accepts_the_install(
