@@ -242,6 +242,13 @@ class Plan:
             self.hooks_base.close()
 
 
+def _in_claude_dir(
+    plan: Plan, scope: str, name: str, old: bytes | None, new: bytes | None
+) -> FileChange:
+    """A change to a file in the project's ``.claude/``."""
+    return FileChange(scope, f".claude/{name}", (".claude",), name, plan.root, old, new)
+
+
 def _plan(args: argparse.Namespace) -> Plan:
     project = Path(os.path.abspath(args.project))
     if not project.is_dir():
@@ -495,28 +502,8 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         and settings_new != settings_old
         and (not hook_chain.has_ours(doc) or backup_old is None)
     ):
-        changes.append(
-            FileChange(
-                "backup",
-                f".claude/{backup_name}",
-                (".claude",),
-                backup_name,
-                plan.root,
-                backup_old,
-                settings_old,
-            )
-        )
-    changes.append(
-        FileChange(
-            "project",
-            settings_label,
-            (".claude",),
-            "settings.json",
-            plan.root,
-            settings_old,
-            settings_new,
-        )
-    )
+        changes.append(_in_claude_dir(plan, "backup", backup_name, backup_old, settings_old))
+    changes.append(_in_claude_dir(plan, "project", "settings.json", settings_old, settings_new))
 
     # the agent files
     agents_manifest: dict[str, Any] = dict(manifest.get("agents") or {})
@@ -734,21 +721,9 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
             new = None  # install created the file; nothing else is in it
         else:
             new = json_text.render(old, doc, new_doc, style)
-    changes.append(
-        FileChange("project", settings_label, (".claude",), "settings.json", plan.root, old, new)
-    )
+    changes.append(_in_claude_dir(plan, "project", "settings.json", old, new))
     if backup is not None and (exact or not ours_before):
-        changes.append(
-            FileChange(
-                "backup",
-                f".claude/{backup_name}",
-                (".claude",),
-                backup_name,
-                plan.root,
-                backup,
-                None,
-            )
-        )
+        changes.append(_in_claude_dir(plan, "backup", backup_name, backup, None))
     elif backup is not None and old is not None and new != old:
         notes.append(
             f"{settings_label} changed since install; the pre-install copy stays at "

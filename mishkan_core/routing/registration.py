@@ -236,48 +236,28 @@ def _project_label(harness: Harness) -> str:
 def _matchers(sites: list[Site]) -> Iterator[Violation]:
     for site in _ours(sites):
         event, matcher = site.handler.event, site.handler.matcher
+        wanted = f"matcher {hc.MATCHERS.get(event)!r} ({INSTALL})"
+        problem = None
         if event == "PreToolUse":
             missed = [t for t in TRIGGER_TOOLS if not hc.matcher_matches(matcher, t)]
             if missed:
-                yield site.violation(
-                    "D-009",
-                    "hook-registration",
-                    f"PreToolUse matcher {matcher!r} misses {', '.join(missed)} calls, the "
-                    "ones the hook advises on",
-                    f"matcher {hc.MATCHERS[event]!r} ({INSTALL})",
-                )
+                problem = f"misses {', '.join(missed)} calls, the ones the hook advises on"
             elif matcher not in (None, "", "*", ".*"):
-                yield site.violation(
-                    "D-009",
-                    "hook-registration",
-                    f"PreToolUse matcher {matcher!r} hides calls from the conformance "
-                    "metrics, which count every call",
-                    f"matcher {hc.MATCHERS[event]!r} ({INSTALL})",
-                )
+                problem = "hides calls from the conformance metrics, which count every call"
         elif event in ("PostToolUse", "PostToolUseFailure"):
             missed = [t for t in LOOKUP_TOOLS if not hc.matcher_matches(matcher, t)]
             if missed:
-                yield site.violation(
-                    "D-009",
-                    "hook-registration",
-                    f"{event} matcher {matcher!r} misses {', '.join(missed)}: lookups' "
-                    "results never reach the hook",
-                    f"matcher {hc.LOOKUP_MATCHER!r} ({INSTALL})",
-                )
+                problem = f"misses {', '.join(missed)}: lookups' results never reach the hook"
             elif hc.matcher_matches(matcher, "Read") or hc.matcher_matches(matcher, "TaskOutput"):
-                yield site.violation(
-                    "D-009",
-                    "hook-registration",
-                    f"{event} matcher {matcher!r} starts an interpreter after every such "
-                    "call; the hook reads only Bash and graphify MCP results",
-                    f"matcher {hc.LOOKUP_MATCHER!r} ({INSTALL})",
+                problem = (
+                    "starts an interpreter after every such call; the hook reads only Bash "
+                    "and graphify MCP results"
                 )
         elif event == "SessionStart" and not hc.matcher_matches(matcher, "startup"):
+            problem, wanted = "skips new sessions ('startup')", f"no matcher ({INSTALL})"
+        if problem is not None:
             yield site.violation(
-                "D-009",
-                "hook-registration",
-                f"SessionStart matcher {matcher!r} skips new sessions ('startup')",
-                f"no matcher ({INSTALL})",
+                "D-009", "hook-registration", f"{event} matcher {matcher!r} {problem}", wanted
             )
 
 
