@@ -543,12 +543,15 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
 def _graphify_hooks(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
     for site in sites:
         if site.handler.role == hc.GRAPHIFY_GUARD:
+            in_project = site.scope is not None and site.scope.name in ("project", "local")
             yield site.violation(
                 "D-009",
                 "graphify-hooks",
                 f"graphify's own hook ({site.handler.command}) nudges every agent, not D-009's "
                 "five, and its hook-guard costs 7-8x a bare interpreter start per call",
-                "remove it: `graphify claude uninstall` in the project (or delete this entry)",
+                "`graphify claude uninstall` in the project"
+                if in_project
+                else "delete this entry (`graphify claude uninstall` cleans only a project)",
             )
     from mishkan_core.safe_files import read_regular
 

@@ -223,6 +223,10 @@ def narrowed(
     tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
 ) -> ScenarioRun:
     project = _project(tmp_path_factory, "narrowed", graphify_bin)
+    agent = project.repo / ".claude" / "agents" / "hizkiah.md"  # may call the MCP lookup too
+    agent.write_text(
+        agent.read_text().replace("tools: Read, Grep, Bash", f"tools: Read, Grep, Bash, {MCP_TOOL}")
+    )
     _install(project, "--mode", "advise")
 
     def edit(doc: dict[str, Any]) -> None:
@@ -279,20 +283,17 @@ def test_no_start_after_calls_whose_result_the_hook_ignores(narrowed: ScenarioRu
         assert tid not in ours, key  # ... and started no interpreter for graphify-nudge
 
 
-def test_the_hook_used_the_lookup(narrowed: ScenarioRun) -> None:
-    """read2 comes after the lookup that named its file: no nudge."""
-    read1 = [
-        e
-        for e in narrowed.telemetry_calls()
-        if e.get("tool_use_id") == narrowed.tool_use_id("read1")
-    ]
-    read2 = [
-        e
-        for e in narrowed.telemetry_calls()
-        if e.get("tool_use_id") == narrowed.tool_use_id("read2")
-    ]
-    assert read1 and read1[0].get("nudged") is True, narrowed.diagnostics()
-    assert read2 and read2[0].get("nudged") is False, narrowed.diagnostics()
+def test_the_hook_used_the_lookups(narrowed: ScenarioRun) -> None:
+    """The hook read both successful lookups' results (Bash and MCP), and so
+    stayed silent on read2, whose file the lookup named."""
+    results = {
+        e.get("tool_use_id") for e in narrowed.telemetry if e.get("event") == "lookup_result"
+    }
+    assert {narrowed.tool_use_id("lookup"), narrowed.tool_use_id("mcp_lookup")} <= results
+    read1 = narrowed.telemetry_call("read1")
+    read2 = narrowed.telemetry_call("read2")
+    assert read1.get("decision") == "nudge", narrowed.diagnostics()
+    assert (read2.get("decision"), read2.get("reason")) == ("silent", "consulted_file")
 
 
 def test_matcher_semantics(narrowed: ScenarioRun) -> None:
