@@ -482,14 +482,21 @@ def _off_script(repo: Path) -> dict[str, Script]:
 
 
 @pytest.mark.parametrize(
-    "way", ["export", "settings.local.json", "claude --settings", "install --mode off", "uninstall"]
+    "way",
+    [
+        "export",
+        "settings.local.json",
+        "~/.claude/settings.json",
+        "claude --settings",
+        "install --mode off",
+        "uninstall",
+    ],
 )
 def test_every_off_switch(
     way: str, tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
 ) -> None:
-    project = _project(
-        tmp_path_factory, "off-" + way.replace(" ", "-").replace(".", "-"), graphify_bin
-    )
+    name = "off-" + "".join(c if c.isalnum() else "-" for c in way)
+    project = _project(tmp_path_factory, name, graphify_bin)
     _install(project, "--mode", "off" if way == "install --mode off" else "advise")
     if way == "uninstall":
         _mishkan(project, "install", "--project", str(project.repo), "--uninstall")
@@ -501,6 +508,10 @@ def test_every_off_switch(
     elif way == "settings.local.json":
         local = project.repo / ".claude" / "settings.local.json"
         local.write_text('{"env": {"MISHKAN_GRAPHIFY_NUDGE": "off"}}\n')
+    elif way == "~/.claude/settings.json":
+        user = project.home / ".claude" / "settings.json"
+        user.parent.mkdir(parents=True, exist_ok=True)
+        user.write_text('{"env": {"MISHKAN_GRAPHIFY_NUDGE": "off"}}\n')
     elif way == "claude --settings":
         args = ["--settings", '{"env": {"MISHKAN_GRAPHIFY_NUDGE": "off"}}']
     result = run_scenario(
