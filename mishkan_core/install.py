@@ -259,13 +259,13 @@ def _plan(args: argparse.Namespace) -> Plan:
     try:
         parts = hooks_dir.relative_to(project).parts
     except ValueError:
-        return Plan(
-            project,
-            root,
-            hooks_dir,
-            Directory.anchor(hooks_dir.parent, create=True),
-            (hooks_dir.name,),
-        )
+        # outside the project: anchor at its deepest existing ancestor (a path
+        # the user chose); what is missing is created at write time, link-free
+        base = hooks_dir
+        while not base.exists() and base != base.parent:
+            base = base.parent
+        outside = Directory.anchor(base)
+        return Plan(project, root, hooks_dir, outside, hooks_dir.relative_to(base).parts)
     return Plan(project, root, hooks_dir, root, tuple(parts))
 
 

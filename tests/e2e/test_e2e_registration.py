@@ -530,6 +530,30 @@ def test_every_off_switch(
     assert starts == ([] if way == "uninstall" else ["off"]), result.diagnostics()
 
 
+def test_a_project_env_pin_defeats_the_exported_off_switch(
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+) -> None:
+    """Why install writes no env and routing check flags one: settings `env`
+    beats what the user exported."""
+    project = _project(tmp_path_factory, "pinned", graphify_bin)
+    _install(project, "--mode", "telemetry")
+    _edit_settings(
+        project, lambda doc: doc.setdefault("env", {}).update(MISHKAN_GRAPHIFY_NUDGE="advise")
+    )
+    result = run_scenario(
+        "pinned",
+        project,
+        claude_bin,
+        "bypassPermissions",
+        script=_off_script(project.repo),
+        extra_env={"MISHKAN_GRAPHIFY_NUDGE": "off"},
+    )
+    _completed(result, ("launch", *OFF_SUB))
+    starts = [e.get("mode") for e in result.telemetry if e.get("event") == "session_start"]
+    assert starts == ["advise"], result.diagnostics()
+    assert sum(nudge_count(r.body) for r in result.requests) > 0
+
+
 # --------------------------------------------------------------------------- #
 # the refresh command install prints, run for real
 

@@ -649,3 +649,16 @@ def test_install_prints_the_graphify_hook_command(
     code, out, _err = _run(root, capsys)
     assert f"graph refresh: graphify's git hooks are installed in {hooks}" in out
     assert "graphify hook install" not in out
+
+
+def test_dry_run_creates_no_directory_outside_the_project(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "shared" / "deep" / "hooks"
+    code, _out, err = _run(project, capsys, "--hooks-dir", str(outside), "--dry-run")
+    assert code == 0 and "would copy" in err
+    assert not (tmp_path / "shared").exists()
+    assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
+    assert (outside / "graphify_nudge.py").is_file()
+    assert _run(project, capsys, "--hooks-dir", str(outside), "--uninstall")[0] == 0
+    assert not (outside / "graphify_nudge.py").exists()
