@@ -273,14 +273,38 @@ def _plan(args: argparse.Namespace) -> Plan:
 
 
 def _read_manifest(plan: Plan) -> dict[str, Any]:
+    """What an earlier install recorded; anything malformed is dropped (a
+    clone can commit this file, so nothing in it is trusted beyond its shape)."""
     data = plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1])
-    if data is None:
-        return {}
     try:
-        value = json_text.parse(data)
+        value = json_text.parse(data) if data is not None else None
     except json_text.JsonError:
+        value = None
+    if not isinstance(value, dict) or value.get("v") != 1:
         return {}
-    return value if isinstance(value, dict) and value.get("v") == 1 else {}
+    files = value.get("files")
+    agents = value.get("agents")
+    ignore = value.get("gitignore")
+    return {
+        "v": 1,
+        "files": {k: v for k, v in files.items() if isinstance(v, str)}
+        if isinstance(files, dict)
+        else {},
+        "agents": {
+            k: v
+            for k, v in agents.items()
+            if isinstance(v, dict) and isinstance(v.get("before"), str)
+        }
+        if isinstance(agents, dict)
+        else {},
+        "gitignore": {
+            "added": [x for x in ignore.get("added") or [] if x in GITIGNORE_LINES],
+            "created": ignore.get("created") is True,
+            "terminated": ignore.get("terminated") is True,
+        }
+        if isinstance(ignore, dict) and isinstance(ignore.get("added", []), list)
+        else {},
+    }
 
 
 def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
@@ -438,42 +462,49 @@ def _apply(plan: Plan, changes: list[FileChange]) -> None:
             where.write(change.name, change.new, change.mode)
 
 
-def _install(plan: Plan, args: argparse.Namespace) -> int:
-    source = hook_source()
-    source_bytes = source.read_bytes()
-    python, notes = resolve_python(args.python, plan.project)
-    settings_label = ".claude/settings.json"
-    settings_old = plan.read(plan.root, (".claude",), "settings.json")
+SETTINGS_LABEL = ".claude/settings.json"
+BACKUP_NAME = "settings.json" + BACKUP_SUFFIX
+
+
+@dataclass
+class _Settings:
+    """The project's settings file as found: bytes, document, style, backup."""
+
+    old: bytes | None
+    doc: dict[str, Any]
+    style: json_text.Style
+    backup: bytes | None
+
+
+def _read_settings(plan: Plan) -> _Settings:
+    old = plan.read(plan.root, (".claude",), "settings.json")
     doc, style = (
-        _parse_settings(settings_old, settings_label)
-        if settings_old is not None
-        else ({}, json_text.Style())
+        _parse_settings(old, SETTINGS_LABEL) if old is not None else ({}, json_text.Style())
     )
-    backup_name = "settings.json" + BACKUP_SUFFIX
-    backup_old = plan.read(plan.root, (".claude",), backup_name)
-    manifest = _read_manifest(plan)
+    return _Settings(old, doc, style, plan.read(plan.root, (".claude",), BACKUP_NAME))
+
+
+def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
+    """agent -> (file name, bytes, frontmatter hooks) for the in-scope agents
+    that have a file; with ``--scope agents`` all five must have one."""
     unsafe: dict[str, str] = {}
-    agent_names = _agent_files(plan, unsafe)
-    agent_old: dict[str, bytes] = {}
-    for agent, name in sorted(agent_names.items()):
+    found: dict[str, tuple[str, bytes, Any]] = {}
+    for agent, name in sorted(_agent_files(plan, unsafe).items()):
         data = plan.read(plan.root, (".claude", "agents"), name)
-        if data is not None:
-            agent_old[agent] = data
-    agent_docs = []
-    for agent, data in agent_old.items():
+        if data is None:
+            continue
         try:
-            agent_docs.append(agent_file.read_hooks(data.decode("utf-8")))
+            hooks = agent_file.read_hooks(data.decode("utf-8"))
         except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
-            if args.scope == "agents" or hook_chain.is_ours(data.decode("utf-8", "replace")):
-                raise InstallError(f".claude/agents/{agent_names[agent]}: {exc}") from None
-    mode = (
-        args.mode or _installed_mode([doc.get("hooks"), *agent_docs], doc.get("env")) or "telemetry"
-    )
-    if args.scope == "agents":
+            if scope == "agents" or hook_chain.is_ours(data.decode("utf-8", "replace")):
+                raise InstallError(f".claude/agents/{name}: {exc}") from None
+            hooks = None
+        found[agent] = (name, data, hooks)
+    if scope == "agents":
         for agent in scope_agents():
-            if agent not in agent_old and agent in unsafe:
+            if agent not in found and agent in unsafe:
                 raise UnsafeFile(unsafe[agent])
-        missing = [a for a in scope_agents() if a not in agent_old]
+        missing = [a for a in scope_agents() if a not in found]
         if missing:
             raise InstallError(
                 f"--scope agents: no agent file in .claude/agents for {', '.join(missing)} "
@@ -481,126 +512,153 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
                 "create them, or register in settings with --scope project (plugin agents "
                 "ignore frontmatter hooks)"
             )
-    command = hook_chain.hook_command(python.path, plan.hooks_dir, plan.project, mode)
+    return found
 
-    # the settings file
-    new_doc = hook_chain.install_doc(doc, command, _settings_events(args.scope))
+
+def _settings_changes(
+    plan: Plan, settings: _Settings, command: str, scope: str, notes: list[str]
+) -> list[FileChange]:
+    """The settings file with our registration, and the backup before the first change."""
+    doc = settings.doc
+    new_doc = hook_chain.install_doc(doc, command, _settings_events(scope))
     if ENV_KEY in (doc.get("env") or {}):
         notes.append(
-            f"removed env.{ENV_KEY}={doc['env'][ENV_KEY]!r} from {settings_label}: settings "
-            "env overrides the user's exported off switch; the mode is now "
-            f"--mode={mode} on the command"
+            f"removed env.{ENV_KEY}={doc['env'][ENV_KEY]!r} from {SETTINGS_LABEL}: settings "
+            "env overrides the user's exported off switch; the mode is now --mode= on the command"
         )
-    settings_new = (
-        json_text.render(settings_old, doc, new_doc, style)
-        if settings_old is None or not json_text.same(doc, new_doc)
-        else settings_old
+    old = settings.old
+    new = (
+        json_text.render(old, doc, new_doc, settings.style)
+        if old is None or not json_text.same(doc, new_doc)
+        else old
     )
-    changes: list[FileChange] = []
-    if (
-        settings_old is not None
-        and settings_new != settings_old
-        and (not hook_chain.has_ours(doc) or backup_old is None)
-    ):
-        changes.append(_in_claude_dir(plan, "backup", backup_name, backup_old, settings_old))
-    changes.append(_in_claude_dir(plan, "project", "settings.json", settings_old, settings_new))
+    changes = []
+    if old is not None and new != old and (not hook_chain.has_ours(doc) or settings.backup is None):
+        changes.append(_in_claude_dir(plan, "backup", BACKUP_NAME, settings.backup, old))
+    changes.append(_in_claude_dir(plan, "project", "settings.json", old, new))
+    return changes
 
-    # the agent files
-    agents_manifest: dict[str, Any] = dict(manifest.get("agents") or {})
-    for agent, data in agent_old.items():
-        name = agent_names[agent]
+
+def _agent_changes(
+    plan: Plan,
+    agents: dict[str, tuple[str, bytes, Any]],
+    command: str,
+    scope: str,
+    record: dict[str, Any],
+) -> list[FileChange]:
+    """Our frontmatter lines in (``--scope agents``) or out (``--scope project``)
+    of each agent file; ``record`` keeps each file's text before install."""
+    changes = []
+    for agent, (name, data, _hooks) in agents.items():
         label = f".claude/agents/{name}"
         text = data.decode("utf-8")
         try:
-            if args.scope == "agents":
-                new_text = agent_file.install(text, command, hook_chain.TOOL_EVENTS)
+            if scope == "agents":
+                new = agent_file.install(text, command, hook_chain.TOOL_EVENTS).encode("utf-8")
             else:
-                new_text = agent_file.uninstall(text)
+                new = agent_file.uninstall(text).encode("utf-8")
         except agent_file.FrontmatterError as exc:
             raise InstallError(f"{label}: {exc}") from None
-        new_bytes = new_text.encode("utf-8")
-        if new_bytes != data:
-            record = agents_manifest.get(label)
-            if args.scope == "agents":
-                before = (
-                    record["before"] if isinstance(record, dict) and "before" in record else text
-                )
-                agents_manifest[label] = {"before": before, "after": _sha(new_bytes)}
-            else:
-                agents_manifest.pop(label, None)
+        if new != data and scope == "agents":
+            before = record[label]["before"] if label in record else text
+            record[label] = {"before": before, "after": _sha(new)}
+        elif new != data:
+            record.pop(label, None)
         changes.append(
-            FileChange(
-                f"agent {agent}", label, (".claude", "agents"), name, plan.root, data, new_bytes
-            )
+            FileChange(f"agent {agent}", label, (".claude", "agents"), name, plan.root, data, new)
         )
+    return changes
 
-    # .gitignore
-    gitignore_old = plan.read(plan.root, (), ".gitignore")
-    gitignore_new, added, terminated = _gitignore_add(gitignore_old)
-    changes.append(
-        FileChange(
-            "gitignore", ".gitignore", (), ".gitignore", plan.root, gitignore_old, gitignore_new
-        )
-    )
 
-    # the hook file and its .pyc
-    target_label = plan.rel(plan.hooks_dir / HOOK_FILE)
-    hook_old = plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE)
-    copy_needed = hook_old != source_bytes
-
-    # the manifest
-    files: dict[str, str] = dict(manifest.get("files") or {})
-    files[target_label] = _sha(source_bytes)
-    ignore: dict[str, Any] = dict(manifest.get("gitignore") or {})
+def _gitignore_change(plan: Plan, record: dict[str, Any]) -> FileChange:
+    """``.gitignore`` with D-008's two lines; ``record`` keeps what was added."""
+    old = plan.read(plan.root, (), ".gitignore")
+    new, added, terminated = _gitignore_add(old)
     if added:
-        ignore["added"] = sorted(set(ignore.get("added") or []) | set(added))
-        ignore.setdefault("created", gitignore_old is None)
-        ignore["terminated"] = bool(ignore.get("terminated")) or terminated
+        record["added"] = sorted(set(record.get("added") or []) | set(added))
+        record.setdefault("created", old is None)
+        record["terminated"] = bool(record.get("terminated")) or terminated
+    return FileChange("gitignore", ".gitignore", (), ".gitignore", plan.root, old, new)
 
-    # every target is checked before the first write: a link or a FIFO planted
-    # anywhere fails the whole install, never half of it
-    cache_parts = (*plan.hooks_parts, "__pycache__")
+
+def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
+    """Check every target before the first write: a link or a FIFO planted
+    anywhere fails the whole install, never half of it."""
     plan.hooks_base.check_target(plan.hooks_parts, HOOK_FILE)
-    plan.hooks_base.check_target(cache_parts, pyc_name(python))
+    plan.hooks_base.check_target((*plan.hooks_parts, "__pycache__"), pyc_name(python))
     plan.root.check_target(MANIFEST[:-1], MANIFEST[-1])
     for change in changes:
         if change.changed:
             change.base.check_target(change.parts, change.name)
-    for note in notes:
-        print(f"note: {note}", file=sys.stderr)
-    if args.dry_run:
-        if copy_needed:
-            print(f"would copy {source} -> {target_label}", file=sys.stderr)
-        print(f"would compile {target_label} with {python.path}", file=sys.stderr)
-        _show(changes)
-        if not any(c.changed for c in changes):
-            print(f"{settings_label}: already up to date", file=sys.stderr)
-        _print_refresh(plan, sys.stderr)
-        return 0
 
+
+def _write_hook(plan: Plan, python: Python, source: Path, source_bytes: bytes) -> bytes:
+    """Copy the hook (when it differs) and write its .pyc; returns the .pyc."""
+    target = plan.rel(plan.hooks_dir / HOOK_FILE)
     with plan.hooks_base.walk(plan.hooks_parts, create=True) as hooks:
-        if copy_needed:
+        if hooks.read(HOOK_FILE) != source_bytes:
             hooks.write(HOOK_FILE, source_bytes, 0o644)
-            print(f"copied {source} -> {target_label}")
+            print(f"copied {source} -> {target}")
         info = os.stat(HOOK_FILE, dir_fd=hooks.fd, follow_symlinks=False)
         pyc = compile_pyc(python, source_bytes, info.st_mtime_ns)
         with hooks.walk(("__pycache__",), create=True) as cache:
             if cache.read(pyc_name(python)) != pyc:
                 cache.write(pyc_name(python), pyc, 0o644)
-    files[f"{plan.rel(plan.hooks_dir / '__pycache__' / pyc_name(python))}"] = _sha(pyc)
-    print(f"compiled {target_label} with {python.path}")
-    for change in changes:
-        if change.scope == "backup" and change.changed:
-            print(f"saved the previous settings as {change.label}")
+    print(f"compiled {target} with {python.path}")
+    return pyc
+
+
+def _install(plan: Plan, args: argparse.Namespace) -> int:
+    source = hook_source()
+    source_bytes = source.read_bytes()
+    python, notes = resolve_python(args.python, plan.project)
+    manifest = _read_manifest(plan)
+    settings = _read_settings(plan)
+    agents = _read_agents(plan, args.scope)
+    mode = (
+        args.mode
+        or _installed_mode(
+            [settings.doc.get("hooks"), *(hooks for _n, _d, hooks in agents.values())],
+            settings.doc.get("env"),
+        )
+        or "telemetry"
+    )
+    command = hook_chain.hook_command(python.path, plan.hooks_dir, plan.project, mode)
+    new_manifest: dict[str, Any] = {
+        "v": 1,
+        "files": dict(manifest.get("files") or {}),
+        "agents": dict(manifest.get("agents") or {}),
+        "gitignore": dict(manifest.get("gitignore") or {}),
+    }
+    changes = _settings_changes(plan, settings, command, args.scope, notes)
+    changes += _agent_changes(plan, agents, command, args.scope, new_manifest["agents"])
+    changes.append(_gitignore_change(plan, new_manifest["gitignore"]))
+    _preflight(plan, python, changes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+
+    target = plan.rel(plan.hooks_dir / HOOK_FILE)
+    if args.dry_run:
+        if plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE) != source_bytes:
+            print(f"would copy {source} -> {target}", file=sys.stderr)
+        print(f"would compile {target} with {python.path}", file=sys.stderr)
+        _show(changes)
+        if not any(c.changed for c in changes):
+            print(f"{SETTINGS_LABEL}: already up to date", file=sys.stderr)
+        _print_refresh(plan, sys.stderr)
+        return 0
+
+    pyc = _write_hook(plan, python, source, source_bytes)
+    new_manifest["files"][target] = _sha(source_bytes)
+    new_manifest["files"][plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python))] = _sha(pyc)
+    if any(c.scope == "backup" and c.changed for c in changes):
+        print(f"saved the previous settings as .claude/{BACKUP_NAME}")
     _apply(plan, changes)
-    new_manifest = {"v": 1, "files": files, "agents": agents_manifest, "gitignore": ignore}
-    if _manifest_bytes(new_manifest) != _manifest_bytes(manifest) or not manifest:
+    if _manifest_bytes(new_manifest) != _manifest_bytes(manifest):
         with plan.root.walk(MANIFEST[:-1], create=True) as where:
             where.write(MANIFEST[-1], _manifest_bytes(new_manifest), 0o644)
     for change in changes:
-        if change.scope == "backup":
-            continue
-        if change.changed:
+        if change.scope != "backup" and change.changed:
             print(f"updated {change.label}: {_what(change, args.scope, mode)}")
         elif change.scope == "project":
             print(f"{change.label}: already up to date")
@@ -691,8 +749,8 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
     changes: list[FileChange] = []
     notes: list[str] = []
 
-    settings_label = ".claude/settings.json"
-    backup_name = "settings.json" + BACKUP_SUFFIX
+    settings_label = SETTINGS_LABEL
+    backup_name = BACKUP_NAME
     old = plan.read(plan.root, (".claude",), "settings.json")
     backup = plan.read(plan.root, (".claude",), backup_name)
     original: dict[str, Any] | None = None

@@ -182,7 +182,7 @@ def test_scopes_and_merge_order(tmp_path: Path) -> None:
 
 def test_a_bad_scope_carries_its_error(tmp_path: Path) -> None:
     bad = tmp_path / "settings.json"
-    bad.write_text("[" * 5000)
+    bad.write_text("[" * 100 + "]" * 100)
     scope = hc.read_scope("project", bad)
     assert scope.doc is None and scope.error is not None and "nests deeper" in scope.error
     assert hc.read_scope("user", tmp_path / "missing.json").error is None

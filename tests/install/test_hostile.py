@@ -238,3 +238,27 @@ def test_uninstall_without_a_manifest_removes_the_shipped_file(
     assert _uninstall(world / "p", capsys)[0] == 0
     assert not (world / "p" / "payload").exists()
     assert inst.hook_source().exists()
+
+
+@pytest.mark.parametrize(
+    "manifest",
+    [
+        '{"v": 1, "files": [1, 2], "agents": {"x": 3}, "gitignore": {"added": "oops"}}',
+        '{"v": 1, "gitignore": {"added": ["build/", ".mishkan/"], "created": "yes"}}',
+        "[" * 5000,
+        '{"v": 2}',
+    ],
+)
+def test_a_committed_manifest_is_not_trusted(
+    world: Path, manifest: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A clone can commit .mishkan/install.json: its shape is checked, and it
+    can only ever name the lines install itself adds."""
+    project = world / "p"
+    (project / ".mishkan").mkdir()
+    (project / ".mishkan" / "install.json").write_text(manifest)
+    (project / ".gitignore").write_text("build/\n")
+    assert _install(project, capsys)[0] == 0
+    assert _uninstall(project, capsys)[0] == 0
+    assert (project / ".gitignore").read_text() == "build/\n"
+    assert (project / ".claude" / "settings.json").read_bytes() == SETTINGS
