@@ -744,132 +744,126 @@ def _print_refresh(plan: Plan, stream: TextIO) -> None:
 # Uninstall
 
 
-def _uninstall(plan: Plan, dry_run: bool) -> int:
-    manifest = _read_manifest(plan)
-    changes: list[FileChange] = []
-    notes: list[str] = []
-
-    settings_label = SETTINGS_LABEL
-    backup_name = BACKUP_NAME
+def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], bool]:
+    """The settings without our entries: the backup's bytes when nothing else
+    changed since install (then True), else the entries edited out."""
     old = plan.read(plan.root, (".claude",), "settings.json")
-    backup = plan.read(plan.root, (".claude",), backup_name)
+    backup = plan.read(plan.root, (".claude",), BACKUP_NAME)
     original: dict[str, Any] | None = None
     if backup is not None:
         try:
-            original = _parse_settings(backup, f".claude/{backup_name}")[0]
+            original = _parse_settings(backup, f".claude/{BACKUP_NAME}")[0]
         except InstallError:
             original = None
     new: bytes | None = old
     exact = False
     ours_before = False
     if old is not None:
-        doc, style = _parse_settings(old, settings_label)
+        doc, style = _parse_settings(old, SETTINGS_LABEL)
         ours_before = hook_chain.has_ours(doc)
         pristine = original if original is not None and not hook_chain.has_ours(original) else None
         new_doc = hook_chain.uninstall_doc(doc, pristine)
         if not ours_before and ENV_KEY not in (doc.get("env") or {}):
             new = old
-        elif (
-            backup is not None
-            and original is not None
-            and json_text.same(hook_chain.core(doc), hook_chain.core(original))
+        elif original is not None and json_text.same(
+            hook_chain.core(doc), hook_chain.core(original)
         ):
             new, exact = backup, True  # nothing but our entries changed since install
         elif not new_doc and backup is None:
             new = None  # install created the file; nothing else is in it
         else:
             new = json_text.render(old, doc, new_doc, style)
-    changes.append(_in_claude_dir(plan, "project", "settings.json", old, new))
+    changes = [_in_claude_dir(plan, "project", "settings.json", old, new)]
     if backup is not None and (exact or not ours_before):
-        changes.append(_in_claude_dir(plan, "backup", backup_name, backup, None))
+        changes.append(_in_claude_dir(plan, "backup", BACKUP_NAME, backup, None))
     elif backup is not None and old is not None and new != old:
         notes.append(
-            f"{settings_label} changed since install; the pre-install copy stays at "
-            f".claude/{backup_name}"
+            f"{SETTINGS_LABEL} changed since install; the pre-install copy stays at "
+            f".claude/{BACKUP_NAME}"
         )
+    return changes, exact
 
-    # agent files: back to the recorded bytes when untouched since, else our lines out
-    records = manifest.get("agents") or {}
+
+def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> list[FileChange]:
+    """Agent files back to their recorded bytes when untouched since install,
+    else with our lines taken out."""
+    changes = []
     for agent, name in sorted(_agent_files(plan).items()):
         label = f".claude/agents/{name}"
         data = plan.read(plan.root, (".claude", "agents"), name)
         if data is None or not hook_chain.is_ours(data.decode("utf-8", "replace")):
             continue
         record = records.get(label)
-        if (
-            isinstance(record, dict)
-            and record.get("after") == _sha(data)
-            and isinstance(record.get("before"), str)
-        ):
-            restored = record["before"].encode("utf-8")
+        if record is not None and record.get("after") == _sha(data):
+            restored = str(record["before"]).encode("utf-8")
         else:
             try:
                 restored = agent_file.uninstall(data.decode("utf-8")).encode("utf-8")
             except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
                 raise InstallError(f"{label}: {exc}") from None
             if hook_chain.is_ours(restored.decode("utf-8")):
-                notes.append(
-                    f"{label}: a graphify-nudge hook install did not write is left in place"
-                )
+                notes.append(f"{label}: a graphify-nudge hook install did not write stays")
         changes.append(
             FileChange(
                 f"agent {agent}", label, (".claude", "agents"), name, plan.root, data, restored
             )
         )
+    return changes
 
-    # .gitignore: only the lines install added
-    ignore = manifest.get("gitignore") or {}
-    added = [x for x in ignore.get("added") or [] if isinstance(x, str)]
-    gitignore = plan.read(plan.root, (), ".gitignore")
-    if added and gitignore is not None:
-        kept = _gitignore_remove(gitignore, added, bool(ignore.get("terminated")))
-        changes.append(
-            FileChange(
-                "gitignore",
-                ".gitignore",
-                (),
-                ".gitignore",
-                plan.root,
-                gitignore,
-                None if ignore.get("created") and not kept.strip() else kept,
-            )
-        )
 
-    # the hook file and its .pyc: only what install can prove it wrote
-    recorded = manifest.get("files") or {}
-    target_label = plan.rel(plan.hooks_dir / HOOK_FILE)
+def _gitignore_removal(plan: Plan, record: dict[str, Any]) -> list[FileChange]:
+    """Only the lines install added; the file too when install created it."""
+    added = record.get("added") or []
+    old = plan.read(plan.root, (), ".gitignore")
+    if not added or old is None:
+        return []
+    kept = _gitignore_remove(old, added, bool(record.get("terminated")))
+    new = None if record.get("created") and not kept.strip() else kept
+    return [FileChange("gitignore", ".gitignore", (), ".gitignore", plan.root, old, new)]
+
+
+def _hook_removals(plan: Plan, recorded: dict[str, str], notes: list[str]) -> list[FileChange]:
+    """The hook file and its .pyc, when install can prove it wrote them: the
+    recorded hash, or the very file this mishkan ships."""
+    target = plan.rel(plan.hooks_dir / HOOK_FILE)
     hook = plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE)
-    removals: list[FileChange] = []
-    if hook is not None:
-        ours = _sha(hook) == recorded.get(target_label) or hook == _shipped_hook()
-        if ours:
-            removals.append(
-                FileChange(
-                    "hook", target_label, plan.hooks_parts, HOOK_FILE, plan.hooks_base, hook, None
+    if hook is None:
+        return []
+    ours = _sha(hook) == recorded.get(target) or hook == _shipped_hook()
+    removals = []
+    if ours:
+        removals.append(
+            FileChange("hook", target, plan.hooks_parts, HOOK_FILE, plan.hooks_base, hook, None)
+        )
+    else:
+        notes.append(
+            f"{target} is not the file install wrote (edited since, or never installed); "
+            "left in place"
+        )
+    cache_parts = (*plan.hooks_parts, "__pycache__")
+    cache = plan.hooks_base.find(cache_parts)
+    if cache is None:
+        return removals
+    with cache:
+        for name in cache.names():
+            if not (name.startswith(f"{HOOK_MODULE}.") and name.endswith(".pyc")):
+                continue
+            data = cache.read(name) if _is_regular(cache, name) else None
+            label = plan.rel(plan.hooks_dir / "__pycache__" / name)
+            if data is not None and (ours or _sha(data) == recorded.get(label)):
+                removals.append(
+                    FileChange("hook", label, cache_parts, name, plan.hooks_base, data, None)
                 )
-            )
-        else:
-            notes.append(
-                f"{target_label} is not the file install wrote (edited since, or never "
-                "installed); left in place"
-            )
-        cache_parts = (*plan.hooks_parts, "__pycache__")
-        cache = plan.hooks_base.find(cache_parts)
-        if cache is not None:
-            with cache:
-                for name in cache.names():
-                    if not (name.startswith(f"{HOOK_MODULE}.") and name.endswith(".pyc")):
-                        continue
-                    data = cache.read(name) if _is_regular(cache, name) else None
-                    label = plan.rel(plan.hooks_dir / "__pycache__" / name)
-                    if data is not None and (ours or _sha(data) == recorded.get(label)):
-                        removals.append(
-                            FileChange(
-                                "hook", label, cache_parts, name, plan.hooks_base, data, None
-                            )
-                        )
-    has_manifest = plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1]) is not None
+    return removals
 
+
+def _uninstall(plan: Plan, dry_run: bool) -> int:
+    manifest = _read_manifest(plan)
+    notes: list[str] = []
+    changes, exact = _settings_removal(plan, notes)
+    changes += _agent_removals(plan, manifest.get("agents") or {}, notes)
+    changes += _gitignore_removal(plan, manifest.get("gitignore") or {})
+    removals = _hook_removals(plan, manifest.get("files") or {}, notes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if dry_run:
@@ -877,7 +871,7 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
             print(f"would remove {change.label}", file=sys.stderr)
         _show(changes)
         if not any(c.changed for c in changes):
-            print(f"{settings_label}: nothing to remove", file=sys.stderr)
+            print(f"{SETTINGS_LABEL}: nothing to remove", file=sys.stderr)
         return 0
 
     for change in removals:
@@ -888,18 +882,16 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
     for change in changes:
         if not change.changed or change.scope == "backup":
             continue
-        if change.scope == "project" and change.new is None:
-            print(f"removed {settings_label} (install had created it)")
+        if change.new is None:
+            print(f"removed {change.label} (install had created it)")
         elif change.scope == "project":
             how = "restored byte for byte" if exact else "removed the graphify-nudge entries"
-            print(f"updated {settings_label}: {how}")
-        elif change.new is None:
-            print(f"removed {change.label} (install had created it)")
+            print(f"updated {change.label}: {how}")
         else:
             print(f"updated {change.label}: removed what install added")
     if not changes[0].changed:
-        print(f"{settings_label}: nothing to remove")
-    if has_manifest:
+        print(f"{SETTINGS_LABEL}: nothing to remove")
+    if manifest or plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1]) is not None:
         with plan.root.walk(MANIFEST[:-1]) as where:
             where.unlink(MANIFEST[-1])
     _remove_empty(plan.root, MANIFEST[:-1])
