@@ -200,8 +200,16 @@ def _relative_out(project: Path, directory: Path) -> str:
         return str(directory)
 
 
-def hook_install_command(project: Path, out: str) -> str:
-    """The exact command a human runs to install graphify's refresh hooks.
-    ``GRAPHIFY_OUT`` is only needed when the graph is not in graphify-out/."""
+def hook_install_command(out: str) -> str:
+    """The exact command a human runs, in the project, to install graphify's
+    refresh hooks. ``GRAPHIFY_OUT`` is only needed when the graph is not in
+    graphify's default ``graphify-out/``; ``graphify hook install`` reads it for
+    its merge driver's ``.gitattributes`` line (the hooks themselves read it
+    again at every commit)."""
     env = "" if out == DEFAULT_OUT else f"GRAPHIFY_OUT={shlex.quote(out)} "
-    return f"cd {shlex.quote(str(project))} && {env}graphify hook install"
+    return f"{env}graphify hook install"
+
+
+def hook_install_line(project: Path, out: str) -> str:
+    """:func:`hook_install_command`, run from ``project``."""
+    return f"cd {shlex.quote(str(project))} && {hook_install_command(out)}"

@@ -725,7 +725,7 @@ def refresh_advice(project: Path, environ: Mapping[str, str]) -> list[str]:
     out = graph_refresh.out_dir_for(project, environ)
     lines = [
         "graph refresh (D-008: you run this; install never does):",
-        f"  {graph_refresh.hook_install_command(project, out)}",
+        f"  {graph_refresh.hook_install_line(project, out)}",
     ]
     if out != graph_refresh.DEFAULT_OUT:
         lines.append(

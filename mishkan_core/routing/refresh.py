@@ -37,7 +37,7 @@ def check(harness: Harness) -> list[Violation]:
 def _trigger(harness: Harness) -> Iterator[Violation]:
     project = harness.project
     hooks = gr.git_hooks(project)
-    install = gr.hook_install_command(project, gr.out_dir_for(project, hook_environ(harness)))
+    install = gr.hook_install_line(project, gr.out_dir_for(project, hook_environ(harness)))
     if hooks.directory is None:
         yield Violation(
             "D-008",
