@@ -3,10 +3,11 @@
 It builds a throwaway git project, gives it a graph (real `graphify` when it
 is on PATH, else a minimal graph.json with the same `built_at_commit` tail),
 installs the hook with `mishkan install --mode advise`, then plays a short
-scripted session through the exact command written into settings.json, the
-way Claude Code would: two agents, Read, Grep and Bash searches, a graphify
-lookup, and a main-thread call. It prints what each call gave the model, and
-ends with `mishkan metrics` over the telemetry the hook wrote.
+scripted session through the exact commands written into settings.json, the
+way Claude Code would (each event's matcher decides whether the hook starts):
+two agents, Read, Grep and Bash searches, a graphify lookup, and a
+main-thread call. It prints what each call gave the model, and ends with
+`mishkan metrics` over the telemetry the hook wrote.
 """
 
 from __future__ import annotations
@@ -125,7 +126,10 @@ def _hook_input(root: Path, event: str, step: tuple[Any, ...], n: int) -> dict[s
 
 
 def _fire(command: str, root: Path, data: dict[str, Any]) -> str:
-    env = {**os.environ, "CLAUDE_PROJECT_DIR": str(root), "MISHKAN_GRAPHIFY_NUDGE": "advise"}
+    # the mode comes from --mode= on the registered command; an exported
+    # MISHKAN_GRAPHIFY_NUDGE would win over it, so the demo does not pass one on
+    env = {k: v for k, v in os.environ.items() if k != "MISHKAN_GRAPHIFY_NUDGE"}
+    env["CLAUDE_PROJECT_DIR"] = str(root)
     done = subprocess.run(
         ["/bin/sh", "-c", command],
         input=json.dumps(data).encode(),
@@ -149,21 +153,28 @@ def _demo(root: Path) -> int:
     print("$ mishkan install --project <project> --mode advise")
     if mishkan(["install", "--project", str(root), "--mode", "advise"]) != 0:
         return 2
+    from mishkan_core import hook_chain
+
     settings = json.loads((root / ".claude" / "settings.json").read_text())
-    commands = {
-        event: groups[-1]["hooks"][-1]["command"] for event, groups in settings["hooks"].items()
-    }
-    print(f"\nregistered: {commands['PreToolUse']}\n")
+    registered = {h.event: h for h in hook_chain.ours(settings["hooks"])}
+    print(f"\nregistered: {registered['PreToolUse'].command}\n")
     start = {"session_id": SESSION, "cwd": str(root), "hook_event_name": "SessionStart"}
-    _fire(commands["SessionStart"], root, {**start, "source": "startup"})
+    _fire(registered["SessionStart"].command or "", root, {**start, "source": "startup"})
+    starts = 1
     for n, step in enumerate(SCRIPT, 1):
         who = step[0] or "main thread"
         shown = step[3].get("file_path") or step[3].get("pattern") or step[3].get("command")
-        printed = _fire(commands["PreToolUse"], root, _hook_input(root, "PreToolUse", step, n))
-        _fire(commands["PostToolUse"], root, _hook_input(root, "PostToolUse", step, n))
+        printed = ""
+        for event in ("PreToolUse", "PostToolUse"):
+            handler = registered[event]
+            if hook_chain.matcher_matches(handler.matcher, step[2]):  # as Claude Code decides
+                out = _fire(handler.command or "", root, _hook_input(root, event, step, n))
+                printed = printed or out
+                starts += 1
         context = json.loads(printed)["hookSpecificOutput"]["additionalContext"] if printed else ""
         print(f"{n:2}. {who:11} {step[2]:5} {str(shown).replace('{root}/', '')}")
         print(f"    -> {context or '(nothing printed)'}")
+    print(f"\nthe hook started {starts} times for {len(SCRIPT)} tool calls and a session start")
     telemetry = root / ".mishkan" / "telemetry"
     print(f"\n$ mishkan metrics --telemetry-dir {telemetry} --sprint demo")
     sys.stdout.flush()

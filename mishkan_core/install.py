@@ -5,66 +5,69 @@ What it does, in order:
 1. Finds the hook source without importing it
    (``importlib.util.find_spec("graphify_nudge").origin``) and copies it to
    ``<project>/<hooks-dir>/graphify_nudge.py``.
-2. Precompiles the copy with the *target* interpreter, so the import-based
-   registration below loads a ``.pyc`` and never compiles at run time.
-3. Merges three entries into ``<project>/.claude/settings.json``:
-   PreToolUse (matcher ``*``, placed after the security and model-route hooks),
-   PostToolUse (matcher ``*``) and SessionStart, each running::
+2. Precompiles the copy with the *target* interpreter, so the registered
+   command loads a ``.pyc`` and never compiles at run time.
+3. Registers the hook (the chain model is :mod:`mishkan_core.hook_chain`):
 
-       /abs/python -I -S -c '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks-dir>"
+   * ``--scope project`` (default): in ``.claude/settings.json``, PreToolUse
+     (matcher ``*``, after the security and model-route hooks), PostToolUse
+     and PostToolUseFailure (only Bash and graphify's MCP tools: the results
+     the hook reads) and SessionStart;
+   * ``--scope agents``: PreToolUse, PostToolUse and PostToolUseFailure in the
+     frontmatter ``hooks:`` of the five in-scope agents' files, so no other
+     agent's call starts an interpreter; SessionStart stays in settings, so a
+     session with the hook off is still recorded.
 
-   where ``IMPORT_CODE`` puts the hooks directory on ``sys.path`` and calls
-   ``graphify_nudge.main()``, so the interpreter loads the cached ``.pyc``.
+   The command is ``/abs/python -I -S -c '<import>' "$CLAUDE_PROJECT_DIR/<dir>"
+   --mode=<mode>``: the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE
+   overrides. Settings ``env`` would override the user's shell, so install
+   writes none (and removes the one earlier versions wrote).
+4. Adds ``.graphify/`` and ``.mishkan/`` to ``.gitignore`` (D-008).
+5. Prints, never runs, the ``graphify hook install`` command that keeps the
+   graph fresh (D-008: a human installs the post-commit hook).
 
-   and records the mode as ``env.MISHKAN_GRAPHIFY_NUDGE``.
-
-Idempotent (a second run writes nothing), preserving (every other key and
-hook stays where it was; the file's indent and newline style are kept),
-atomic (temp file + ``os.replace``). Before the first change it keeps the
-settings as they were in ``settings.json.mishkan-backup``; ``--uninstall``
-removes exactly what was added and, when nothing else changed in between,
-restores that copy byte for byte. ``--dry-run`` prints a unified diff and
-writes nothing.
-
-The interpreter is an absolute path to a real interpreter, never a pyenv
-shim: a shim is a shell script that costs ~50 ms per call and may pick a
-different Python per directory.
+Idempotent (a second run writes nothing), preserving (every other byte of the
+settings and agent files stays; :mod:`mishkan_core.json_text`,
+:mod:`mishkan_core.agent_file`), atomic, and safe in a hostile clone (every
+file is written without following links: :mod:`mishkan_core.safe_files`).
+Before the first change it keeps the settings as they were in
+``settings.json.mishkan-backup``, and records in ``.mishkan/install.json``
+what it wrote, so ``--uninstall`` removes only what it can prove it wrote and,
+when nothing else changed, gives every file back byte for byte.
+``--dry-run`` prints the diff of every file, by scope, and writes nothing.
 """
 
 from __future__ import annotations
 
 import argparse
-import copy
-import difflib
+import hashlib
 import json
 import os
-import re
-import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
-HOOK_MODULE = "graphify_nudge"
-HOOK_FILE = "graphify_nudge.py"
+from mishkan_core import agent_file, graph_refresh, hook_chain, json_text
+from mishkan_core.hook_chain import ENV_KEY, HOOK_FILE, HOOK_MODULE, is_shim
+from mishkan_core.safe_files import Directory, UnsafeFile
+
 DEFAULT_HOOKS_DIR = "payload/mishkan/hooks"
-ENV_KEY = "MISHKAN_GRAPHIFY_NUDGE"
-MODES = ("telemetry", "advise")
-TIMEOUT = 10
-EVENTS = ("PreToolUse", "PostToolUse", "SessionStart")
-MATCHERS: dict[str, str | None] = {"PreToolUse": "*", "PostToolUse": "*", "SessionStart": None}
-CHAIN_BEFORE = ("pre-tool-security", "model-route")
+SCOPES = ("project", "agents")
 BACKUP_SUFFIX = ".mishkan-backup"
-IMPORT_CODE = (
-    "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
+MANIFEST = (".mishkan", "install.json")
+GITIGNORE_LINES = (".graphify/", ".mishkan/")
+COMPILE_CODE = (
+    "import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)"
 )
-COMPILE_CODE = "import py_compile,sys; py_compile.compile(sys.argv[1], doraise=True)"
 PROBE_CODE = (
-    "import os,sys;print(os.path.realpath(sys.executable));print('%d.%d' % sys.version_info[:2])"
+    "import os,sys;print(os.path.realpath(sys.executable));"
+    "print('%d.%d' % sys.version_info[:2]);print(sys.implementation.cache_tag)"
 )
 MIN_PYTHON = (3, 9)
 
@@ -77,19 +80,14 @@ class InstallError(Exception):
 # The interpreter
 
 
-def is_shim(path: str) -> bool:
-    """A version-manager shim: under a ``shims`` directory, or a ``#!`` script
-    rather than an interpreter binary."""
-    if "shims" in Path(path).parts:
-        return True
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(2) == b"#!"
-    except OSError:
-        return False
+@dataclass(frozen=True)
+class Python:
+    path: str
+    version: tuple[int, int]
+    cache_tag: str  # "cpython-311": names the .pyc
 
 
-def _probe(python: str, cwd: Path) -> tuple[str, tuple[int, int]]:
+def _probe(python: str, cwd: Path) -> tuple[str, tuple[int, int], str]:
     try:
         proc = subprocess.run(
             [python, "-I", "-S", "-c", PROBE_CODE],
@@ -102,15 +100,15 @@ def _probe(python: str, cwd: Path) -> tuple[str, tuple[int, int]]:
     except (OSError, subprocess.SubprocessError) as exc:
         raise InstallError(f"cannot run {python}: {exc}") from None
     lines = proc.stdout.split()
-    if proc.returncode != 0 or len(lines) != 2:
+    if proc.returncode != 0 or len(lines) != 3:
         detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
         raise InstallError(f"{python} is not a usable Python interpreter: {detail}")
     major, minor = (int(p) for p in lines[1].split("."))
-    return lines[0], (major, minor)
+    return lines[0], (major, minor), lines[2]
 
 
-def resolve_python(explicit: str | None, project: Path) -> tuple[str, list[str]]:
-    """Return the absolute interpreter to register, and notes for the user.
+def resolve_python(explicit: str | None, project: Path) -> tuple[Python, list[str]]:
+    """The absolute interpreter to register, and notes for the user.
 
     Default: ``os.path.realpath(sys.executable)``, refused if it is a shim.
     ``--python``: taken as given (made absolute, found on PATH if bare); a
@@ -139,19 +137,19 @@ def resolve_python(explicit: str | None, project: Path) -> tuple[str, list[str]]
         if not os.path.isfile(python) or not os.access(python, os.X_OK):
             raise InstallError(f"--python {explicit}: not an executable file")
         if is_shim(python):
-            real, _version = _probe(python, project)
+            real, _version, _tag = _probe(python, project)
             notes.append(f"{python} is a shim; registering the interpreter it runs here: {real}")
             python = real
-    _real, version = _probe(python, project)
+    _real, version, tag = _probe(python, project)
     if version < MIN_PYTHON:
         raise InstallError(
             f"{python} is Python {version[0]}.{version[1]}; the hook needs 3.9 or newer"
         )
-    return python, notes
+    return Python(python, version, tag), notes
 
 
 # ---------------------------------------------------------------------------
-# The hook file
+# The hook file and its compiled cache
 
 
 def hook_source() -> Path:
@@ -164,590 +162,224 @@ def hook_source() -> Path:
     return Path(spec.origin)
 
 
-def precompile(python: str, target: Path) -> None:
-    proc = subprocess.run(
-        [python, "-I", "-S", "-c", COMPILE_CODE, str(target)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    if proc.returncode != 0:
-        detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InstallError(f"{python} cannot compile {target}: {detail}")
+def compile_pyc(python: Python, source: bytes, mtime_ns: int) -> bytes:
+    """The ``.pyc`` the target interpreter makes of ``source`` (as if it had
+    mtime ``mtime_ns``), built in a private temporary directory: py_compile
+    follows links, so it never writes into the project itself."""
+    with tempfile.TemporaryDirectory(prefix="mishkan-install-") as tmp:
+        src = Path(tmp) / HOOK_FILE
+        out = Path(tmp) / "out.pyc"
+        src.write_bytes(source)
+        os.utime(src, ns=(mtime_ns, mtime_ns))
+        proc = subprocess.run(
+            [python.path, "-I", "-S", "-c", COMPILE_CODE, str(src), str(out)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        if proc.returncode != 0:
+            detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
+            raise InstallError(f"{python.path} cannot compile {HOOK_FILE}: {detail}")
+        return out.read_bytes()
+
+
+def pyc_name(python: Python) -> str:
+    return f"{HOOK_MODULE}.{python.cache_tag}.pyc"
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 # ---------------------------------------------------------------------------
-# settings.json: style
-
-
-_NON_ASCII_ESCAPE = re.compile(
-    r"\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})"
-)
-
-
-@dataclass(frozen=True)
-class Style:
-    indent: int | str | None = 2
-    separators: tuple[str, str] = (",", ": ")
-    ensure_ascii: bool = False
-    final_newline: bool = True
-    crlf: bool = False
-
-
-def detect_style(text: str) -> Style:
-    if not text.strip():
-        return Style()
-    crlf = "\r\n" in text
-    body = text.replace("\r\n", "\n")
-    indent: int | str | None = None
-    lines = body.split("\n")
-    for previous, line in zip(lines, lines[1:]):
-        if previous.rstrip().endswith(("{", "[")) and line.strip():
-            lead = line[: len(line) - len(line.lstrip())]
-            indent = "\t" if lead.startswith("\t") else len(lead)
-            break
-    if indent is None:
-        separators = (", " if ", " in body else ",", ": " if '": ' in body else ":")
-    else:
-        separators = (",", ": ")
-    has_non_ascii = any(ord(ch) > 127 for ch in body)
-    has_escapes = _NON_ASCII_ESCAPE.search(body)
-    return Style(
-        indent=indent,
-        separators=separators,
-        ensure_ascii=bool(has_escapes) and not has_non_ascii,
-        final_newline=body.endswith("\n"),
-        crlf=crlf,
-    )
-
-
-def dump(doc: Any, style: Style) -> str:
-    text = json.dumps(
-        doc, indent=style.indent, separators=style.separators, ensure_ascii=style.ensure_ascii
-    )
-    if style.final_newline:
-        text += "\n"
-    return text.replace("\n", "\r\n") if style.crlf else text
-
-
-# ---------------------------------------------------------------------------
-# settings.json: minimal text edits
-#
-# Re-serialising the whole file would reflow every hand-formatted line. So the
-# new document is written as a few splices into the old text: members and
-# items that were added or removed, and values that changed; everything else
-# keeps its bytes. Inserting an item copies the whitespace of its neighbours,
-# and deleting it removes exactly that, so install followed by uninstall gives
-# the same text back. The result is parsed again and compared with the wanted
-# document; on any mismatch the whole file is re-serialised instead.
+# What install will change: one FileChange per file
 
 
 @dataclass
-class _Span:
-    start: int
-    end: int
-    kind: str  # "object", "array" or "scalar"
-    items: list[_Span]
-    keys: list[str]
-    key_starts: list[int]
+class FileChange:
+    """A file install (or uninstall) would write, with its old and new bytes."""
+
+    scope: str  # "project", "agent hizkiah", "gitignore", ...
+    label: str  # the path shown to the user
+    parts: tuple[str, ...]  # directory components under ``base``
+    name: str
+    base: Directory
+    old: bytes | None
+    new: bytes | None  # None: remove the file
+    mode: int | None = None
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
 
 
-_WS = " \t\r\n"
-_DECODER = json.JSONDecoder()
+@dataclass
+class Plan:
+    project: Path
+    root: Directory  # the project, opened without following links
+    hooks_dir: Path
+    hooks_base: Directory  # the hooks dir's anchor
+    hooks_parts: tuple[str, ...]
+    notes: list[str] = field(default_factory=list)
 
-
-def _skip(text: str, i: int) -> int:
-    while i < len(text) and text[i] in _WS:
-        i += 1
-    return i
-
-
-def _spans(text: str, i: int) -> tuple[_Span, int]:
-    i = _skip(text, i)
-    opener = text[i]
-    if opener not in "{[":
-        _value, end = _DECODER.raw_decode(text, i)
-        return _Span(i, end, "scalar", [], [], []), end
-    closer = "}" if opener == "{" else "]"
-    span = _Span(i, i, "object" if opener == "{" else "array", [], [], [])
-    i = _skip(text, i + 1)
-    if text[i] == closer:
-        span.end = i + 1
-        return span, i + 1
-    while True:
-        i = _skip(text, i)
-        if span.kind == "object":
-            key, after = _DECODER.raw_decode(text, i)
-            span.keys.append(key)
-            span.key_starts.append(i)
-            i = _skip(text, after)
-            if text[i] != ":":
-                raise ValueError("expected ':'")
-            i += 1
-        item, i = _spans(text, i)
-        span.items.append(item)
-        i = _skip(text, i)
-        if text[i] == ",":
-            i += 1
-            continue
-        if text[i] != closer:
-            raise ValueError(f"expected {closer!r}")
-        span.end = i + 1
-        return span, i + 1
-
-
-class _Splicer:
-    def __init__(self, text: str, style: Style) -> None:
-        self.text = text
-        self.style = style
-        self.edits: list[tuple[int, int, str]] = []
-        indent = style.indent
-        self.unit = "\t" if indent == "\t" else " " * indent if isinstance(indent, int) else ""
-
-    # -- helpers ------------------------------------------------------------
-
-    def _line_indent(self, pos: int) -> str:
-        start = self.text.rfind("\n", 0, pos) + 1
-        line = self.text[start:pos]
-        return line[: len(line) - len(line.lstrip(" \t"))]
-
-    def _starts_line(self, pos: int) -> bool:
-        start = self.text.rfind("\n", 0, pos) + 1
-        return self.text[start:pos].strip() == "" and start > 0
-
-    def _render(self, value: Any, base: str | None) -> str:
-        """``value`` as JSON; multi-line at indentation ``base``, or inline."""
-        if base is None or not self.unit:
-            seps = self.style.separators if not self.unit else (", ", ": ")
-            return json.dumps(value, separators=seps, ensure_ascii=self.style.ensure_ascii)
-        text = json.dumps(
-            value, indent=self.unit, separators=(",", ": "), ensure_ascii=self.style.ensure_ascii
-        )
-        return text.replace("\n", "\n" + base)
-
-    def _key_sep(self, span: _Span) -> str:
-        if span.keys:
-            key_end = _DECODER.raw_decode(self.text, span.key_starts[0])[1]
-            return self.text[key_end : span.items[0].start]
-        return self.style.separators[1] if not self.unit else ": "
-
-    def _starts(self, span: _Span) -> list[int]:
-        return span.key_starts if span.kind == "object" else [item.start for item in span.items]
-
-    def _entry(self, span: _Span, key: str | None, value: Any, base: str | None) -> str:
-        rendered = self._render(value, base)
-        if key is None:
-            return rendered
-        return (
-            json.dumps(key, ensure_ascii=self.style.ensure_ascii) + self._key_sep(span) + rendered
-        )
-
-    def _fresh(self, span: _Span, entries: Sequence[tuple[str | None, Any]]) -> None:
-        """Fill an empty container."""
-        opener, closer = self.text[span.start], self.text[span.end - 1]
-        if not self.unit:
-            body = self.style.separators[0].join(self._entry(span, k, v, None) for k, v in entries)
-            self.edits.append((span.start, span.end, opener + body + closer))
-            return
-        outer = self._line_indent(span.start)
-        inner = outer + self.unit
-        body = ",\n".join(inner + self._entry(span, k, v, inner) for k, v in entries)
-        self.edits.append((span.start, span.end, f"{opener}\n{body}\n{outer}{closer}"))
-
-    # -- the diff -------------------------------------------------------------
-
-    def replace(self, span: _Span, value: Any) -> None:
-        inline = "\n" not in self.text[span.start : span.end] and span.kind != "scalar"
-        base = None if inline else self._line_indent(span.start)
-        self.edits.append((span.start, span.end, self._render(value, base)))
-
-    def diff(self, span: _Span, old: Any, new: Any) -> None:
-        if _same(old, new):
-            return
-        if isinstance(old, dict) and isinstance(new, dict) and span.kind == "object":
-            self._diff_object(span, old, new)
-        elif isinstance(old, list) and isinstance(new, list) and span.kind == "array":
-            self._diff_array(span, old, new)
-        else:
-            self.replace(span, new)
-
-    def _diff_object(self, span: _Span, old: dict[str, Any], new: dict[str, Any]) -> None:
-        kept = [k for k in old if k in new]
-        added = [k for k in new if k not in old]
-        if list(new) != kept + added:
-            self.replace(span, new)
-            return
-        removed = [i for i, k in enumerate(old) if k not in new]
-        if not kept and old:
-            if added:
-                self.replace(span, new)
-            else:
-                self.edits.append((span.start, span.end, "{}"))
-            return
-        for i, key in enumerate(old):
-            if key in new:
-                self.diff(span.items[i], old[key], new[key])
-        self._delete(span, removed)
-        if added:
-            if not old:
-                self._fresh(span, [(k, new[k]) for k in added])
-            else:
-                self._append(span, [(k, new[k]) for k in added])
-
-    def _diff_array(self, span: _Span, old: list[Any], new: list[Any]) -> None:
-        a = [json.dumps(x) for x in old]
-        b = [json.dumps(x) for x in new]
-        ops = difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes()
-        if not old:
-            self._fresh(span, [(None, v) for v in new])
-            return
-        if not new:
-            self.edits.append((span.start, span.end, "[]"))
-            return
-        if not any(tag == "equal" for tag, *_ in ops) and len(old) != len(new):
-            self.replace(span, new)
-            return
-        deleted: list[int] = []
-        for tag, i1, i2, j1, j2 in ops:
-            if tag == "replace" and i2 - i1 == j2 - j1:
-                for k in range(i2 - i1):
-                    self.diff(span.items[i1 + k], old[i1 + k], new[j1 + k])
-            elif tag == "replace":
-                self.replace(span, new)
-                return
-            elif tag == "delete":
-                deleted.extend(range(i1, i2))
-            elif tag == "insert":
-                values = [(None, v) for v in new[j1:j2]]
-                if i1 < len(old):
-                    self._insert_before(span, i1, values)
-                else:
-                    self._append(span, values)
-        self._delete(span, deleted)
-
-    # -- splices ----------------------------------------------------------------
-
-    def _insert_before(
-        self, span: _Span, index: int, entries: Sequence[tuple[str | None, Any]]
-    ) -> None:
-        starts = self._starts(span)
-        at = starts[index]
-        before = self.text[:at].rstrip(_WS)
-        gap = self.text[len(before) : at]
-        base = self._line_indent(at) if self._starts_line(at) else None
-        text = "".join(self._entry(span, k, v, base) + "," + gap for k, v in entries)
-        self.edits.append((at, at, text))
-
-    def _append(self, span: _Span, entries: Sequence[tuple[str | None, Any]]) -> None:
-        starts = self._starts(span)
-        last_start = starts[-1]
-        before = self.text[:last_start].rstrip(_WS)
-        gap = self.text[len(before) : last_start]
-        base = self._line_indent(last_start) if self._starts_line(last_start) else None
-        at = span.items[-1].end
-        text = "".join("," + gap + self._entry(span, k, v, base) for k, v in entries)
-        self.edits.append((at, at, text))
-
-    def _delete(self, span: _Span, indexes: list[int]) -> None:
-        if not indexes:
-            return
-        starts = self._starts(span)
-        count = len(span.items)
-        gone = set(indexes)
-        i = 0
-        while i < count:
-            if i not in gone:
-                i += 1
-                continue
-            j = i
-            while j + 1 < count and j + 1 in gone:
-                j += 1
-            if j + 1 < count:  # a kept entry follows: take this run and the gap after it
-                self.edits.append((starts[i], starts[j + 1], ""))
-            else:  # the run ends the container: take the comma and gap before it
-                prev_end = span.items[i - 1].end
-                self.edits.append((prev_end, span.items[j].end, ""))
-            i = j + 1
-
-    def result(self) -> str:
-        text = self.text
-        for start, end, replacement in sorted(self.edits, key=lambda e: (e[0], e[1]), reverse=True):
-            text = text[:start] + replacement + text[end:]
-        return text
-
-
-def render(old: bytes | None, doc: Any, new_doc: Any, style: Style) -> bytes:
-    """The new file: ``old`` with minimal edits when possible, else a dump."""
-    if old is not None:
+    def rel(self, path: Path) -> str:
         try:
-            raw = old.decode("utf-8")
-            bom = "\ufeff" if raw.startswith("\ufeff") else ""
-            text = raw[len(bom) :].replace("\r\n", "\n")
-            span, end = _spans(text, 0)
-            if text[end:].strip():
-                raise ValueError("trailing data")
-            splicer = _Splicer(text, style)
-            splicer.diff(span, doc, new_doc)
-            out = splicer.result()
-            if _same(json.loads(out), new_doc):
-                if style.crlf:
-                    out = out.replace("\n", "\r\n")
-                return (bom + out).encode("utf-8")
-        except (ValueError, IndexError, KeyError):
-            pass
-    return dump(new_doc, style).encode("utf-8")
+            return path.relative_to(self.project).as_posix()
+        except ValueError:
+            return str(path)
+
+    def read(self, base: Directory, parts: tuple[str, ...], name: str) -> bytes | None:
+        where = base.find(parts)
+        if where is None:
+            return None
+        with where:
+            return where.read(name)
+
+    def close(self) -> None:
+        self.root.close()
+        if self.hooks_base is not self.root:
+            self.hooks_base.close()
 
 
-# ---------------------------------------------------------------------------
-# settings.json: merge
+def _in_claude_dir(
+    plan: Plan, scope: str, name: str, old: bytes | None, new: bytes | None
+) -> FileChange:
+    """A change to a file in the project's ``.claude/``."""
+    return FileChange(scope, f".claude/{name}", (".claude",), name, plan.root, old, new)
 
 
-def hook_command(python: str, hooks_dir: Path, project: Path) -> str:
+def _plan(args: argparse.Namespace) -> Plan:
+    project = Path(os.path.abspath(args.project))
+    if not project.is_dir():
+        raise InstallError(f"--project {args.project}: not a directory")
+    project = Path(os.path.realpath(project))
+    root = Directory.anchor(project)
+    hooks_dir = Path(os.path.normpath(project / Path(args.hooks_dir).expanduser()))
     try:
-        rel = hooks_dir.relative_to(project)
+        parts = hooks_dir.relative_to(project).parts
     except ValueError:
-        where = shlex.quote(str(hooks_dir))
-    else:
-        text = rel.as_posix()
-        escaped = re.sub(r'(["\\$`])', r"\\\1", text)
-        where = f'"$CLAUDE_PROJECT_DIR/{escaped}"' if text != "." else '"$CLAUDE_PROJECT_DIR"'
-    return f"{shlex.quote(python)} -I -S -c '{IMPORT_CODE}' {where}"
+        # outside the project: anchor at its deepest existing ancestor (a path
+        # the user chose); what is missing is created at write time, link-free
+        base = hooks_dir
+        while not base.exists() and base != base.parent:
+            base = base.parent
+        outside = Directory.anchor(base)
+        return Plan(project, root, hooks_dir, outside, hooks_dir.relative_to(base).parts)
+    return Plan(project, root, hooks_dir, root, tuple(parts))
 
 
-def is_ours(handler: Any) -> bool:
-    return (
-        isinstance(handler, dict)
-        and isinstance(handler.get("command"), str)
-        and HOOK_MODULE in handler["command"]
-    )
+# -- the manifest: what install wrote, so uninstall removes only that ---------
 
 
-def _handler(command: str) -> dict[str, Any]:
-    return {"type": "command", "command": command, "timeout": TIMEOUT}
-
-
-def _group(event: str, command: str) -> dict[str, Any]:
-    group: dict[str, Any] = {}
-    matcher = MATCHERS[event]
-    if matcher is not None:
-        group["matcher"] = matcher
-    group["hooks"] = [_handler(command)]
-    return group
-
-
-def _shape(doc: Any, label: str) -> dict[str, Any]:
-    if not isinstance(doc, dict):
-        raise InstallError(f"{label}: expected a JSON object at the top level")
-    hooks = doc.get("hooks")
-    if hooks is not None and not isinstance(hooks, dict):
-        raise InstallError(f"{label}: 'hooks' is not an object")
-    for event in EVENTS:
-        groups = hooks.get(event) if isinstance(hooks, dict) else None
-        if groups is None:
-            continue
-        if not isinstance(groups, list):
-            raise InstallError(f"{label}: 'hooks.{event}' is not a list")
-        for i, group in enumerate(groups):
-            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
-                raise InstallError(f"{label}: 'hooks.{event}[{i}]' is not a matcher group")
-    env = doc.get("env")
-    if env is not None and not isinstance(env, dict):
-        raise InstallError(f"{label}: 'env' is not an object")
-    return doc
-
-
-def _chain_index(groups: list[Any]) -> int:
-    """Index of the last PreToolUse group holding the security or model-route hook."""
-    last = -1
-    for i, group in enumerate(groups):
-        for handler in group.get("hooks", []):
-            command = handler.get("command") if isinstance(handler, dict) else None
-            if isinstance(command, str) and any(m in command for m in CHAIN_BEFORE):
-                last = i
-    return last
-
-
-def _remove_ours(groups: list[Any]) -> bool:
-    """Remove our handlers (and the groups that held nothing else). True if any."""
-    removed = False
-    for group in list(groups):
-        handlers = group.get("hooks", [])
-        keep = [h for h in handlers if not is_ours(h)]
-        if len(keep) != len(handlers):
-            removed = True
-            if keep:
-                group["hooks"] = keep
-            else:
-                groups.remove(group)
-    return removed
-
-
-def _already_right(groups: list[Any], event: str, command: str) -> bool:
-    ours = [
-        (i, group)
-        for i, group in enumerate(groups)
-        if any(is_ours(h) for h in group.get("hooks", []))
-    ]
-    if len(ours) != 1:
-        return False
-    index, group = ours[0]
-    if group != _group(event, command):
-        return False
-    return event != "PreToolUse" or index > _chain_index(groups)
-
-
-def install_doc(doc: dict[str, Any], command: str, mode: str) -> dict[str, Any]:
-    """Return a copy of ``doc`` with our hooks and env key in place."""
-    new = copy.deepcopy(doc)
-    hooks = new.setdefault("hooks", {})
-    for event in EVENTS:
-        groups = hooks.setdefault(event, [])
-        if _already_right(groups, event, command):
-            continue
-        _remove_ours(groups)
-        at = _chain_index(groups) + 1 if event == "PreToolUse" else len(groups)
-        if at == 0:
-            at = len(groups)
-        groups.insert(at, _group(event, command))
-    new.setdefault("env", {})[ENV_KEY] = mode
-    return new
-
-
-def uninstall_doc(doc: dict[str, Any], original: dict[str, Any] | None) -> dict[str, Any]:
-    """Return a copy of ``doc`` without our hooks and env key. Containers that
-    only held our entries go too. ``original`` (the pre-install settings, if
-    known) gives back an env value that was there before."""
-    new = copy.deepcopy(doc)
-    hooks = new.get("hooks")
-    if isinstance(hooks, dict):
-        for event in EVENTS:
-            groups = hooks.get(event)
-            if isinstance(groups, list) and _remove_ours(groups) and not groups:
-                del hooks[event]
-        if not hooks and "hooks" in doc and doc["hooks"]:
-            del new["hooks"]
-    env = new.get("env")
-    if isinstance(env, dict) and ENV_KEY in env:
-        before = original.get("env") if isinstance(original, dict) else None
-        if isinstance(before, dict) and ENV_KEY in before:
-            env[ENV_KEY] = before[ENV_KEY]
-        else:
-            del env[ENV_KEY]
-            if not env:
-                del new["env"]
-    return new
-
-
-def has_ours(doc: Any) -> bool:
-    hooks = doc.get("hooks") if isinstance(doc, dict) else None
-    if not isinstance(hooks, dict):
-        return False
-    for event in EVENTS:
-        groups = hooks.get(event)
-        if isinstance(groups, list):
-            for group in groups:
-                if isinstance(group, dict) and any(is_ours(h) for h in group.get("hooks", [])):
-                    return True
-    return False
-
-
-def _core(doc: dict[str, Any]) -> dict[str, Any]:
-    """``doc`` without anything install adds, and without empty containers:
-    what must be unchanged for uninstall to give back the backup's bytes."""
-    core = uninstall_doc(doc, None)
-    hooks = core.get("hooks")
-    if isinstance(hooks, dict):
-        for event in [e for e, groups in hooks.items() if groups == []]:
-            del hooks[event]
-        if not hooks:
-            del core["hooks"]
-    if core.get("env") == {}:
-        del core["env"]
-    return core
-
-
-def _same(a: Any, b: Any) -> bool:
-    """Equal including key order."""
-    return json.dumps(a) == json.dumps(b)
-
-
-# ---------------------------------------------------------------------------
-# Files
-
-
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    if path.is_symlink():
-        path = path.resolve()  # write through the link, keep the link
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if mode is None:
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=str(path.parent))
+def _read_manifest(plan: Plan) -> dict[str, Any]:
+    """What an earlier install recorded; anything malformed is dropped (a
+    clone can commit this file, so nothing in it is trusted beyond its shape)."""
+    data = plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1])
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        value = json_text.parse(data) if data is not None else None
+    except json_text.JsonError:
+        value = None
+    if not isinstance(value, dict) or value.get("v") != 1:
+        return {}
+    files = value.get("files")
+    agents = value.get("agents")
+    ignore = value.get("gitignore")
+    return {
+        "v": 1,
+        "files": {k: v for k, v in files.items() if isinstance(v, str)}
+        if isinstance(files, dict)
+        else {},
+        "agents": {
+            k: v
+            for k, v in agents.items()
+            if isinstance(v, dict) and isinstance(v.get("before"), str)
+        }
+        if isinstance(agents, dict)
+        else {},
+        "gitignore": {
+            "added": [x for x in ignore.get("added") or [] if x in GITIGNORE_LINES],
+            "created": ignore.get("created") is True,
+            "terminated": ignore.get("terminated") is True,
+        }
+        if isinstance(ignore, dict) and isinstance(ignore.get("added", []), list)
+        else {},
+    }
 
 
-def _read(path: Path) -> bytes | None:
+def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
+    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+# -- settings.json --------------------------------------------------------------
+
+
+def _parse_settings(data: bytes, label: str) -> tuple[dict[str, Any], json_text.Style]:
+    if not data.decode("utf-8", "replace").strip():
+        return {}, json_text.Style()
     try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise InstallError(f"{path}: cannot read: {exc}") from None
+        doc = json_text.parse(data)
+    except json_text.JsonError as exc:
+        raise InstallError(f"{label}: {exc}; fix it first") from None
+    problem = hook_chain.shape_problem(doc)
+    if problem is not None:
+        raise InstallError(f"{label}: {problem}")
+    return doc, json_text.detect_style(data.decode("utf-8-sig"))
 
 
-def _parse(data: bytes, label: str) -> tuple[dict[str, Any], Style]:
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise InstallError(f"{label}: not UTF-8") from None
-    if not text.strip():
-        return {}, Style()
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstallError(
-            f"{label}: not valid JSON ({exc.msg}, line {exc.lineno}); fix it first"
-        ) from None
-    return _shape(doc, label), detect_style(text)
+def _settings_events(scope: str) -> tuple[str, ...]:
+    return hook_chain.EVENTS if scope == "project" else ("SessionStart",)
 
 
-def _diff(label: str, old: bytes | None, new: bytes | None) -> str:
-    a = (old or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    b = (new or b"").decode("utf-8", "replace").splitlines(keepends=True)
-    lines = difflib.unified_diff(
-        a,
-        b,
-        fromfile=f"a/{label}" if old is not None else "/dev/null",
-        tofile=f"b/{label}" if new is not None else "/dev/null",
-    )
-    return "".join(
-        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
-    )
+def _installed_mode(hooks_maps: list[Any], env: Any) -> str | None:
+    """The mode a previous install chose: ``--mode=`` on our command, else the
+    settings ``env`` value an earlier version pinned."""
+    for hooks in hooks_maps:
+        for handler in hook_chain.ours(hooks):
+            try:
+                mode = hook_chain.parse_command(handler.command or "").mode
+            except ValueError:
+                continue
+            if mode in hook_chain.MODES:
+                return mode
+    value = env.get(ENV_KEY) if isinstance(env, dict) else None
+    if isinstance(value, str) and value.strip().lower() in hook_chain.MODES:
+        return value.strip().lower()
+    return None
 
 
-def _remove_empty_dirs(start: Path, stop: Path) -> None:
-    current = start
-    while current != stop and stop in current.parents:
-        try:
-            current.rmdir()
-        except OSError:
-            return
-        current = current.parent
+# -- agent files ----------------------------------------------------------------
+
+
+def scope_agents() -> tuple[str, ...]:
+    import graphify_nudge
+
+    return tuple(sorted(graphify_nudge.SCOPE_AGENTS))
+
+
+def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, str]:
+    """agent name -> file name in .claude/agents, by file name or frontmatter
+    name. A link, FIFO or device where an agent file should be is never read;
+    it lands in ``unsafe`` (agent -> why)."""
+    agents = plan.root.find((".claude", "agents"))
+    if agents is None:
+        return {}
+    found: dict[str, str] = {}
+    with agents:
+        for name in agents.names():
+            if not name.endswith(".md"):
+                continue
+            try:
+                data = agents.read(name, limit=1024 * 1024)
+            except UnsafeFile as exc:
+                if unsafe is not None and name[:-3].lower() in scope_agents():
+                    unsafe[name[:-3].lower()] = str(exc)
+                continue
+            declared = agent_file.name_of((data or b"").decode("utf-8", "replace"))
+            for key in {name[:-3].lower(), (declared or "").lower()}:
+                if key in scope_agents():
+                    found.setdefault(key, name)
+    return found
 
 
 # ---------------------------------------------------------------------------
@@ -757,162 +389,534 @@ def _remove_empty_dirs(start: Path, stop: Path) -> None:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--project", type=Path, default=Path("."), help="project root (default .)")
     parser.add_argument(
+        "--scope",
+        choices=SCOPES,
+        default="project",
+        help="register in .claude/settings.json (project, default) or in the five agents' "
+        "frontmatter (agents; SessionStart stays in settings)",
+    )
+    parser.add_argument(
         "--hooks-dir",
         default=DEFAULT_HOOKS_DIR,
         help=f"where the hook file goes, relative to the project (default {DEFAULT_HOOKS_DIR})",
     )
-    parser.add_argument("--mode", choices=MODES, default="telemetry", help="default telemetry")
+    parser.add_argument(
+        "--mode",
+        choices=hook_chain.MODES,
+        help="the installed default (an exported MISHKAN_GRAPHIFY_NUDGE wins over it); "
+        "default: the mode already installed, else telemetry",
+    )
     parser.add_argument(
         "--python",
         help="interpreter to register (default: the real path of the one running mishkan)",
     )
     parser.add_argument("--uninstall", action="store_true", help="remove what install added")
     parser.add_argument(
-        "--dry-run", action="store_true", help="print the settings diff; write nothing"
+        "--dry-run", action="store_true", help="print the diff of every file; write nothing"
     )
 
 
-@dataclass
-class _Plan:
-    project: Path
-    hooks_dir: Path
-    settings: Path
-    backup: Path
-
-    def rel(self, path: Path) -> str:
-        try:
-            return path.relative_to(self.project).as_posix()
-        except ValueError:
-            return str(path)
-
-
-def _plan(args: argparse.Namespace) -> _Plan:
-    project = Path(args.project).resolve()
-    if not project.is_dir():
-        raise InstallError(f"--project {args.project}: not a directory")
-    hooks_dir = Path(os.path.normpath(project / Path(args.hooks_dir).expanduser()))
-    settings = project / ".claude" / "settings.json"
-    return _Plan(project, hooks_dir, settings, settings.with_name(settings.name + BACKUP_SUFFIX))
-
-
 def run(args: argparse.Namespace) -> int:
+    plan: Plan | None = None
     try:
         plan = _plan(args)
         if args.uninstall:
             return _uninstall(plan, args.dry_run)
         return _install(plan, args)
-    except InstallError as exc:
-        print(f"mishkan install: {exc}", file=sys.stderr)
+    except (InstallError, OSError, RecursionError) as exc:
+        message = str(exc) if not isinstance(exc, RecursionError) else "input nests too deeply"
+        if isinstance(exc, OSError) and not isinstance(exc, UnsafeFile) and exc.strerror:
+            message = f"{exc.filename or ''}: {exc.strerror}".lstrip(": ")
+        print(f"mishkan install: {message}", file=sys.stderr)
         return 2
-    except OSError as exc:
-        print(f"mishkan install: {exc}", file=sys.stderr)
-        return 2
+    finally:
+        if plan is not None:
+            plan.close()
 
 
-def _install(plan: _Plan, args: argparse.Namespace) -> int:
+def _show(changes: list[FileChange]) -> None:
+    """The dry run: a unified diff per file, each headed by its scope."""
+    for change in changes:
+        if not change.changed:
+            continue
+        if change.scope == "backup":
+            what = "save the previous settings as" if change.new is not None else "remove"
+            print(f"would {what} {change.label}", file=sys.stderr)
+            continue
+        sys.stdout.write(f"# scope: {change.scope}\n")
+        sys.stdout.write(json_text.unified_diff(change.label, change.old, change.new))
+
+
+def _apply(plan: Plan, changes: list[FileChange]) -> None:
+    for change in changes:
+        if not change.changed:
+            continue
+        if change.new is None:
+            where = change.base.find(change.parts)
+            if where is not None:
+                with where:
+                    if where.exists(change.name):
+                        where.unlink(change.name)
+            continue
+        with change.base.walk(change.parts, create=True) as where:
+            where.write(change.name, change.new, change.mode)
+
+
+SETTINGS_LABEL = ".claude/settings.json"
+BACKUP_NAME = "settings.json" + BACKUP_SUFFIX
+
+
+@dataclass
+class _Settings:
+    """The project's settings file as found: bytes, document, style, backup."""
+
+    old: bytes | None
+    doc: dict[str, Any]
+    style: json_text.Style
+    backup: bytes | None
+
+
+def _read_settings(plan: Plan) -> _Settings:
+    old = plan.read(plan.root, (".claude",), "settings.json")
+    doc, style = (
+        _parse_settings(old, SETTINGS_LABEL) if old is not None else ({}, json_text.Style())
+    )
+    return _Settings(old, doc, style, plan.read(plan.root, (".claude",), BACKUP_NAME))
+
+
+def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
+    """agent -> (file name, bytes, frontmatter hooks) for the in-scope agents
+    that have a file; with ``--scope agents`` all five must have one."""
+    unsafe: dict[str, str] = {}
+    found: dict[str, tuple[str, bytes, Any]] = {}
+    for agent, name in sorted(_agent_files(plan, unsafe).items()):
+        data = plan.read(plan.root, (".claude", "agents"), name)
+        if data is None:
+            continue
+        try:
+            hooks = agent_file.read_hooks(data.decode("utf-8"))
+        except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
+            if scope == "agents" or hook_chain.is_ours(data.decode("utf-8", "replace")):
+                raise InstallError(f".claude/agents/{name}: {exc}") from None
+            hooks = None
+        found[agent] = (name, data, hooks)
+    if scope == "agents":
+        for agent in scope_agents():
+            if agent not in found and agent in unsafe:
+                raise UnsafeFile(unsafe[agent])
+        missing = [a for a in scope_agents() if a not in found]
+        if missing:
+            raise InstallError(
+                f"--scope agents: no agent file in .claude/agents for {', '.join(missing)} "
+                f"(expected {missing[0]}.md, or a file whose frontmatter says name: {missing[0]}); "
+                "create them, or register in settings with --scope project (plugin agents "
+                "ignore frontmatter hooks)"
+            )
+    return found
+
+
+def _settings_changes(
+    plan: Plan, settings: _Settings, command: str, scope: str, notes: list[str]
+) -> list[FileChange]:
+    """The settings file with our registration, and the backup before the first change."""
+    doc = settings.doc
+    new_doc = hook_chain.install_doc(doc, command, _settings_events(scope))
+    if ENV_KEY in (doc.get("env") or {}):
+        notes.append(
+            f"removed env.{ENV_KEY}={doc['env'][ENV_KEY]!r} from {SETTINGS_LABEL}: settings "
+            "env overrides the user's exported off switch; the mode is now --mode= on the command"
+        )
+    old = settings.old
+    new = (
+        json_text.render(old, doc, new_doc, settings.style)
+        if old is None or not json_text.same(doc, new_doc)
+        else old
+    )
+    changes = []
+    if old is not None and new != old and (not hook_chain.has_ours(doc) or settings.backup is None):
+        changes.append(_in_claude_dir(plan, "backup", BACKUP_NAME, settings.backup, old))
+    changes.append(_in_claude_dir(plan, "project", "settings.json", old, new))
+    return changes
+
+
+def _agent_changes(
+    plan: Plan,
+    agents: dict[str, tuple[str, bytes, Any]],
+    command: str,
+    scope: str,
+    record: dict[str, Any],
+) -> list[FileChange]:
+    """Our frontmatter lines in (``--scope agents``) or out (``--scope project``)
+    of each agent file; ``record`` keeps each file's text before install."""
+    changes = []
+    for agent, (name, data, _hooks) in agents.items():
+        label = f".claude/agents/{name}"
+        text = data.decode("utf-8")
+        try:
+            if scope == "agents":
+                new = agent_file.install(text, command, hook_chain.TOOL_EVENTS).encode("utf-8")
+            else:
+                new = agent_file.uninstall(text).encode("utf-8")
+        except agent_file.FrontmatterError as exc:
+            raise InstallError(f"{label}: {exc}") from None
+        if new != data and scope == "agents":
+            before = record[label]["before"] if label in record else text
+            record[label] = {"before": before, "after": _sha(new)}
+        elif new != data:
+            record.pop(label, None)
+        changes.append(
+            FileChange(f"agent {agent}", label, (".claude", "agents"), name, plan.root, data, new)
+        )
+    return changes
+
+
+def _gitignore_change(plan: Plan, record: dict[str, Any]) -> FileChange:
+    """``.gitignore`` with D-008's two lines; ``record`` keeps what was added."""
+    old = plan.read(plan.root, (), ".gitignore")
+    new, added, terminated = _gitignore_add(old)
+    if added:
+        record["added"] = sorted(set(record.get("added") or []) | set(added))
+        record.setdefault("created", old is None)
+        record["terminated"] = bool(record.get("terminated")) or terminated
+    return FileChange("gitignore", ".gitignore", (), ".gitignore", plan.root, old, new)
+
+
+def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
+    """Check every target before the first write: a link or a FIFO planted
+    anywhere fails the whole install, never half of it."""
+    plan.hooks_base.check_target(plan.hooks_parts, HOOK_FILE)
+    plan.hooks_base.check_target((*plan.hooks_parts, "__pycache__"), pyc_name(python))
+    plan.root.check_target(MANIFEST[:-1], MANIFEST[-1])
+    for change in changes:
+        if change.changed:
+            change.base.check_target(change.parts, change.name)
+
+
+def _write_hook(plan: Plan, python: Python, source: Path, source_bytes: bytes) -> bytes:
+    """Copy the hook (when it differs) and write its .pyc; returns the .pyc."""
+    target = plan.rel(plan.hooks_dir / HOOK_FILE)
+    with plan.hooks_base.walk(plan.hooks_parts, create=True) as hooks:
+        if hooks.read(HOOK_FILE) != source_bytes:
+            hooks.write(HOOK_FILE, source_bytes, 0o644)
+            print(f"copied {source} -> {target}")
+        info = os.stat(HOOK_FILE, dir_fd=hooks.fd, follow_symlinks=False)
+        pyc = compile_pyc(python, source_bytes, info.st_mtime_ns)
+        with hooks.walk(("__pycache__",), create=True) as cache:
+            if cache.read(pyc_name(python)) != pyc:
+                cache.write(pyc_name(python), pyc, 0o644)
+    print(f"compiled {target} with {python.path}")
+    return pyc
+
+
+def _install(plan: Plan, args: argparse.Namespace) -> int:
     source = hook_source()
+    source_bytes = source.read_bytes()
     python, notes = resolve_python(args.python, plan.project)
+    manifest = _read_manifest(plan)
+    settings = _read_settings(plan)
+    agents = _read_agents(plan, args.scope)
+    mode = (
+        args.mode
+        or _installed_mode(
+            [settings.doc.get("hooks"), *(hooks for _n, _d, hooks in agents.values())],
+            settings.doc.get("env"),
+        )
+        or "telemetry"
+    )
+    command = hook_chain.hook_command(python.path, plan.hooks_dir, plan.project, mode)
+    new_manifest: dict[str, Any] = {
+        "v": 1,
+        "files": dict(manifest.get("files") or {}),
+        "agents": dict(manifest.get("agents") or {}),
+        "gitignore": dict(manifest.get("gitignore") or {}),
+    }
+    changes = _settings_changes(plan, settings, command, args.scope, notes)
+    changes += _agent_changes(plan, agents, command, args.scope, new_manifest["agents"])
+    changes.append(_gitignore_change(plan, new_manifest["gitignore"]))
+    _preflight(plan, python, changes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
-    command = hook_command(python, plan.hooks_dir, plan.project)
-    label = plan.rel(plan.settings)
-    old = _read(plan.settings)
-    doc, style = _parse(old, label) if old is not None else ({}, Style())
-    new_doc = install_doc(doc, command, args.mode)
-    changed = not _same(doc, new_doc) or old is None
-    new = render(old, doc, new_doc, style) if changed else old
-    target = plan.hooks_dir / HOOK_FILE
-    source_bytes = source.read_bytes()
-    copy_needed = _read(target) != source_bytes
 
+    target = plan.rel(plan.hooks_dir / HOOK_FILE)
     if args.dry_run:
-        if copy_needed:
-            print(f"would copy {source} -> {plan.rel(target)}", file=sys.stderr)
-        print(f"would compile {plan.rel(target)} with {python}", file=sys.stderr)
-        if changed:
-            sys.stdout.write(_diff(label, old, new))
-        else:
-            print(f"{label}: already up to date", file=sys.stderr)
+        if plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE) != source_bytes:
+            print(f"would copy {source} -> {target}", file=sys.stderr)
+        print(f"would compile {target} with {python.path}", file=sys.stderr)
+        _show(changes)
+        if not any(c.changed for c in changes):
+            print(f"{SETTINGS_LABEL}: already up to date", file=sys.stderr)
+        _print_refresh(plan, sys.stderr)
         return 0
 
-    if copy_needed:
-        atomic_write(target, source_bytes, 0o644)
-        print(f"copied {source} -> {plan.rel(target)}")
-    precompile(python, target)
-    print(f"compiled {plan.rel(target)} with {python}")
-    if changed and new is not None:
-        if old is not None and (not has_ours(doc) or not plan.backup.exists()):
-            atomic_write(plan.backup, old)
-            print(f"saved the previous settings as {plan.rel(plan.backup)}")
-        atomic_write(plan.settings, new)
-        print(f"updated {label}: {', '.join(EVENTS)}; env {ENV_KEY}={args.mode}")
-    else:
-        print(f"{label}: already up to date")
+    pyc = _write_hook(plan, python, source, source_bytes)
+    new_manifest["files"][target] = _sha(source_bytes)
+    new_manifest["files"][plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python))] = _sha(pyc)
+    if any(c.scope == "backup" and c.changed for c in changes):
+        print(f"saved the previous settings as .claude/{BACKUP_NAME}")
+    _apply(plan, changes)
+    if _manifest_bytes(new_manifest) != _manifest_bytes(manifest):
+        with plan.root.walk(MANIFEST[:-1], create=True) as where:
+            where.write(MANIFEST[-1], _manifest_bytes(new_manifest), 0o644)
+    for change in changes:
+        if change.scope != "backup" and change.changed:
+            print(f"updated {change.label}: {_what(change, args.scope, mode)}")
+        elif change.scope == "project":
+            print(f"{change.label}: already up to date")
+    _print_refresh(plan, sys.stdout)
     return 0
 
 
-def _uninstall(plan: _Plan, dry_run: bool) -> int:
-    label = plan.rel(plan.settings)
-    old = _read(plan.settings)
-    backup = _read(plan.backup)
+def _what(change: FileChange, scope: str, mode: str) -> str:
+    if change.scope == "project":
+        return f"{', '.join(_settings_events(scope))} (--mode={mode})"
+    if change.scope == "gitignore":
+        return ", ".join(GITIGNORE_LINES)
+    if change.scope.startswith("agent") and scope == "agents":
+        return f"frontmatter hooks {', '.join(hook_chain.TOOL_EVENTS)} (--mode={mode})"
+    return "removed the graphify-nudge hooks"
+
+
+# -- .gitignore -------------------------------------------------------------------
+
+
+def _ignored(lines: list[str], entry: str) -> bool:
+    bare = entry.strip("/")
+    return any(line.strip() in (bare, f"{bare}/", f"/{bare}", f"/{bare}/") for line in lines)
+
+
+def _gitignore_add(old: bytes | None) -> tuple[bytes, list[str], bool]:
+    """The new .gitignore, the lines added, and whether the old last line
+    needed a newline first (uninstall takes that back too)."""
+    text = (old or b"").decode("utf-8", "surrogateescape")
+    lines = text.splitlines()
+    added = [entry for entry in GITIGNORE_LINES if not _ignored(lines, entry)]
+    if not added:
+        return old if old is not None else b"", [], False
+    newline = "\r\n" if "\r\n" in text else "\n"
+    terminated = bool(text) and not text.endswith(("\n", "\r"))
+    if terminated:
+        text += newline
+    text += "".join(entry + newline for entry in added)
+    return text.encode("utf-8", "surrogateescape"), added, terminated
+
+
+def _gitignore_remove(old: bytes, added: list[str], terminated: bool) -> bytes:
+    lines = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
+    for entry in added:
+        for i in range(len(lines) - 1, -1, -1):
+            if lines[i].rstrip("\r\n") == entry:
+                del lines[i]
+                break
+    text = "".join(lines)
+    if terminated and lines and len(lines[-1].rstrip("\r\n")) < len(lines[-1]):
+        text = text[: len(text) - (len(lines[-1]) - len(lines[-1].rstrip("\r\n")))]
+    return text.encode("utf-8", "surrogateescape")
+
+
+# -- the refresh hook (printed, never run) -----------------------------------------
+
+
+def refresh_advice(project: Path, environ: Mapping[str, str]) -> list[str]:
+    """What keeps the graph fresh: graphify's git hooks when they are there,
+    else the exact command for the human to run (D-008: a human installs it)."""
+    hooks = graph_refresh.git_hooks(project)
+    if hooks.installed.get("post-commit") and hooks.directory is not None:
+        return [f"graph refresh: graphify's git hooks are installed in {hooks.directory}"]
+    out = graph_refresh.out_dir_for(project, environ)
+    lines = [
+        "graph refresh (D-008: you run this; install never does):",
+        f"  {graph_refresh.hook_install_line(project, out)}",
+    ]
+    if out != graph_refresh.DEFAULT_OUT:
+        lines.append(
+            f"  and commit from shells that export GRAPHIFY_OUT={out}: graphify's hooks rebuild "
+            f"into $GRAPHIFY_OUT at commit time, else into {graph_refresh.DEFAULT_OUT}/"
+        )
+    return lines
+
+
+def _print_refresh(plan: Plan, stream: TextIO) -> None:
+    for line in refresh_advice(plan.project, os.environ):
+        print(line, file=stream)
+
+
+# ---------------------------------------------------------------------------
+# Uninstall
+
+
+def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], bool]:
+    """The settings without our entries: the backup's bytes when nothing else
+    changed since install (then True), else the entries edited out."""
+    old = plan.read(plan.root, (".claude",), "settings.json")
+    backup = plan.read(plan.root, (".claude",), BACKUP_NAME)
     original: dict[str, Any] | None = None
     if backup is not None:
         try:
-            original = _parse(backup, plan.rel(plan.backup))[0]
+            original = _parse_settings(backup, f".claude/{BACKUP_NAME}")[0]
         except InstallError:
             original = None
     new: bytes | None = old
     exact = False
     ours_before = False
     if old is not None:
-        doc, style = _parse(old, label)
-        ours_before = has_ours(doc)
-        pristine = original if original is not None and not has_ours(original) else None
-        new_doc = uninstall_doc(doc, pristine)
+        doc, style = _parse_settings(old, SETTINGS_LABEL)
+        ours_before = hook_chain.has_ours(doc)
+        pristine = original if original is not None and not hook_chain.has_ours(original) else None
+        new_doc = hook_chain.uninstall_doc(doc, pristine)
         if not ours_before and ENV_KEY not in (doc.get("env") or {}):
             new = old
-        elif backup is not None and original is not None and _same(_core(doc), _core(original)):
+        elif original is not None and json_text.same(
+            hook_chain.core(doc), hook_chain.core(original)
+        ):
             new, exact = backup, True  # nothing but our entries changed since install
         elif not new_doc and backup is None:
             new = None  # install created the file; nothing else is in it
         else:
-            new = render(old, doc, new_doc, style)
-    target = plan.hooks_dir / HOOK_FILE
-    cache = plan.hooks_dir / "__pycache__"
-    compiled = sorted(cache.glob(f"{HOOK_MODULE}.*.pyc")) if cache.is_dir() else []
-    files = [p for p in (target, *compiled) if p.exists()]
+            new = json_text.render(old, doc, new_doc, style)
+    changes = [_in_claude_dir(plan, "project", "settings.json", old, new)]
+    if backup is not None and (exact or not ours_before):
+        changes.append(_in_claude_dir(plan, "backup", BACKUP_NAME, backup, None))
+    elif backup is not None and old is not None and new != old:
+        notes.append(
+            f"{SETTINGS_LABEL} changed since install; the pre-install copy stays at "
+            f".claude/{BACKUP_NAME}"
+        )
+    return changes, exact
 
-    if dry_run:
-        for path in files:
-            print(f"would remove {plan.rel(path)}", file=sys.stderr)
-        if new != old:
-            sys.stdout.write(_diff(label, old, new))
+
+def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> list[FileChange]:
+    """Agent files back to their recorded bytes when untouched since install,
+    else with our lines taken out."""
+    changes = []
+    for agent, name in sorted(_agent_files(plan).items()):
+        label = f".claude/agents/{name}"
+        data = plan.read(plan.root, (".claude", "agents"), name)
+        if data is None or not hook_chain.is_ours(data.decode("utf-8", "replace")):
+            continue
+        record = records.get(label)
+        if record is not None and record.get("after") == _sha(data):
+            restored = str(record["before"]).encode("utf-8")
         else:
-            print(f"{label}: nothing to remove", file=sys.stderr)
+            try:
+                restored = agent_file.uninstall(data.decode("utf-8")).encode("utf-8")
+            except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
+                raise InstallError(f"{label}: {exc}") from None
+            if hook_chain.is_ours(restored.decode("utf-8")):
+                notes.append(f"{label}: a graphify-nudge hook install did not write stays")
+        changes.append(
+            FileChange(
+                f"agent {agent}", label, (".claude", "agents"), name, plan.root, data, restored
+            )
+        )
+    return changes
+
+
+def _gitignore_removal(plan: Plan, record: dict[str, Any]) -> list[FileChange]:
+    """Only the lines install added; the file too when install created it."""
+    added = record.get("added") or []
+    old = plan.read(plan.root, (), ".gitignore")
+    if not added or old is None:
+        return []
+    kept = _gitignore_remove(old, added, bool(record.get("terminated")))
+    new = None if record.get("created") and not kept.strip() else kept
+    return [FileChange("gitignore", ".gitignore", (), ".gitignore", plan.root, old, new)]
+
+
+def _hook_removals(plan: Plan, recorded: dict[str, str], notes: list[str]) -> list[FileChange]:
+    """The hook file and its .pyc, when install can prove it wrote them: the
+    recorded hash, or the very file this mishkan ships."""
+    target = plan.rel(plan.hooks_dir / HOOK_FILE)
+    hook = plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE)
+    if hook is None:
+        return []
+    ours = _sha(hook) == recorded.get(target) or hook == _shipped_hook()
+    removals = []
+    if ours:
+        removals.append(
+            FileChange("hook", target, plan.hooks_parts, HOOK_FILE, plan.hooks_base, hook, None)
+        )
+    else:
+        notes.append(
+            f"{target} is not the file install wrote (edited since, or never installed); "
+            "left in place"
+        )
+    cache_parts = (*plan.hooks_parts, "__pycache__")
+    cache = plan.hooks_base.find(cache_parts)
+    if cache is None:
+        return removals
+    with cache:
+        for name in cache.names():
+            if not (name.startswith(f"{HOOK_MODULE}.") and name.endswith(".pyc")):
+                continue
+            data = cache.read(name) if _is_regular(cache, name) else None
+            label = plan.rel(plan.hooks_dir / "__pycache__" / name)
+            if data is not None and (ours or _sha(data) == recorded.get(label)):
+                removals.append(
+                    FileChange("hook", label, cache_parts, name, plan.hooks_base, data, None)
+                )
+    return removals
+
+
+def _uninstall(plan: Plan, dry_run: bool) -> int:
+    manifest = _read_manifest(plan)
+    notes: list[str] = []
+    changes, exact = _settings_removal(plan, notes)
+    changes += _agent_removals(plan, manifest.get("agents") or {}, notes)
+    changes += _gitignore_removal(plan, manifest.get("gitignore") or {})
+    removals = _hook_removals(plan, manifest.get("files") or {}, notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
+    if dry_run:
+        for change in removals:
+            print(f"would remove {change.label}", file=sys.stderr)
+        _show(changes)
+        if not any(c.changed for c in changes):
+            print(f"{SETTINGS_LABEL}: nothing to remove", file=sys.stderr)
         return 0
 
-    for path in files:
-        path.unlink()
-        print(f"removed {plan.rel(path)}")
-    _remove_empty_dirs(cache, plan.project)
-    _remove_empty_dirs(plan.hooks_dir, plan.project)
-    if new != old:
-        if new is None:
-            plan.settings.unlink()
-            _remove_empty_dirs(plan.settings.parent, plan.project)
-            print(f"removed {label} (install had created it)")
-        else:
-            atomic_write(plan.settings, new)
+    for change in removals:
+        _apply(plan, [change])
+        print(f"removed {change.label}")
+    _remove_empty(plan.hooks_base, (*plan.hooks_parts, "__pycache__"))
+    _apply(plan, changes)
+    for change in changes:
+        if not change.changed or change.scope == "backup":
+            continue
+        if change.new is None:
+            print(f"removed {change.label} (install had created it)")
+        elif change.scope == "project":
             how = "restored byte for byte" if exact else "removed the graphify-nudge entries"
-            print(f"updated {label}: {how}")
-    else:
-        print(f"{label}: nothing to remove")
-    if backup is not None and (exact or not ours_before):
-        plan.backup.unlink()
-    elif backup is not None:
-        print(
-            f"note: {label} changed since install; the pre-install copy stays at "
-            f"{plan.rel(plan.backup)}",
-            file=sys.stderr,
-        )
+            print(f"updated {change.label}: {how}")
+        else:
+            print(f"updated {change.label}: removed what install added")
+    if not changes[0].changed:
+        print(f"{SETTINGS_LABEL}: nothing to remove")
+    if manifest or plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1]) is not None:
+        with plan.root.walk(MANIFEST[:-1]) as where:
+            where.unlink(MANIFEST[-1])
+    _remove_empty(plan.root, MANIFEST[:-1])
+    _remove_empty(plan.root, (".claude",))
     return 0
+
+
+def _is_regular(directory: Directory, name: str) -> bool:
+    info = directory.lstat(name)
+    return info is not None and stat.S_ISREG(info.st_mode)
+
+
+def _shipped_hook() -> bytes | None:
+    try:
+        return hook_source().read_bytes()
+    except (InstallError, OSError):
+        return None
+
+
+def _remove_empty(base: Directory, parts: tuple[str, ...]) -> None:
+    """Remove ``parts`` and then its parents while they are empty (never ``base``)."""
+    for depth in range(len(parts), 0, -1):
+        parent = base.find(parts[: depth - 1])
+        if parent is None:
+            return
+        with parent:
+            if not parent.rmdir_if_empty(parts[depth - 1]):
+                return

@@ -7,16 +7,16 @@ value. Nothing here prints or exits: :mod:`mishkan_core.routing` does that.
 
 from __future__ import annotations
 
-import os
 import re
-import shlex
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from mishkan_core.routing.matrix import STORE_NAMES, Matrix, Store
+
+if TYPE_CHECKING:
+    from mishkan_core.routing.harness import Agent
 
 #: D-009 "Scope - exactly five agents"
 D009_AGENTS = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
@@ -44,32 +44,52 @@ HALVES = {"structure": "graphify", "semantics": "cognee-work"}
 COGNEE_BOLT_PORT = 7687
 ADR_ID = re.compile(r"^D-\d{3,}$")
 
-#: D-009 Integration: PreToolUse order security -> model-route -> graphify-nudge
-CHAIN = ("security", "model-route", "graphify-nudge")
-CHAIN_MARKERS = {
-    "security": ("pre-tool-security",),
-    "model-route": ("model-route",),
-    "graphify-nudge": ("graphify_nudge", "graphify-nudge"),
-}
-HOOK_EVENTS = ("PreToolUse", "PostToolUse", "SessionStart")
-_INTERPRETER = re.compile(
-    r"^(python[0-9.]*|pypy[0-9.]*|bash|sh|dash|zsh|node|nodejs|bun|deno|ruby|perl|uv)$"
+_PORT_IN_TEXT = re.compile(
+    r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\]|[\w.-]):([0-9]{2,5})\b", re.ASCII
 )
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_PROJECT_VAR = re.compile(r"\$(\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
-_PORT_IN_TEXT = re.compile(r"(?:localhost|127\.0\.0\.1|0\.0\.0\.0|\]|[\w.-]):(\d{2,5})\b")
-_PORT_OPTION = re.compile(r"^--?port(?:=(\d{2,5}))?$")
+_PORT_OPTION = re.compile(r"^--?port(?:=([0-9]{2,5}))?$", re.ASCII)
+_PORT_ENV = re.compile(r"^[A-Z_]*PORT=([0-9]{2,5})$", re.ASCII)
+
+
+class UnusableInput(ValueError):
+    """A harness file holds a value no tool would accept (a port "²"): exit 2."""
+
+
+def _required_port(text: str, where: str) -> int | None:
+    """The port a field must hold; an empty field holds none."""
+    if not text:
+        return None
+    port = _port(text)
+    if port is None:
+        shown = text if len(text) <= 20 else text[:20] + "..."
+        raise UnusableInput(f"{where}: {shown!r} is not a port (1-65535)")
+    return port
+
+
+def _port(text: str) -> int | None:
+    """A TCP port written in ASCII digits, else None. ``str.isdigit`` accepts
+    "²" and ``int`` then raises; a 5000-digit number is not a port either."""
+    if not (0 < len(text) <= 5 and text.isascii() and text.isdigit()):
+        return None
+    value = int(text)
+    return value if 0 < value < 65536 else None
 
 
 @dataclass(frozen=True)
 class Violation:
+    """One finding: ``D-009 hook-mode: .claude/settings.json [project] env.X: what; fix: how``."""
+
     invariant: str  # "D-008" or "D-009"
     rule: str
-    file: str
-    value: str
+    file: str  # the file, with its settings scope in brackets when it has one
+    value: str  # what is wrong
+    where: str = ""  # where in the file: a JSON path such as hooks.PreToolUse[1].hooks[0]
+    fix: str = ""  # what to do about it, as a linter's help line would say
 
     def line(self) -> str:
-        return f"{self.invariant} {self.rule}: {self.file}: {self.value}"
+        location = f"{self.file} {self.where}" if self.where else self.file
+        fix = f"; fix: {self.fix}" if self.fix else ""
+        return f"{self.invariant} {self.rule}: {location}: {self.value}{fix}"
 
 
 # ---------------------------------------------------------------------------
@@ -356,49 +376,29 @@ def check_hook(matrix: Matrix, hook: HookFacts) -> list[Violation]:
 # .claude/agents
 
 
-def check_agents_dir(matrix: Matrix, agents_dir: Path) -> list[Violation]:
-    names: set[str] = set()
-    for path in sorted(agents_dir.iterdir()):
-        if path.suffix != ".md" or not path.is_file():
-            continue
-        names.add(path.stem.lower())
-        front = _frontmatter_name(path)
-        if front:
-            names.add(front.lower())
+def check_agents(matrix: Matrix, agents: list[Agent], looked_in: str) -> list[Violation]:
+    """Each in-scope agent has a definition Claude Code would load: a project
+    or user agent file, or an enabled plugin's ``<plugin>:<name>`` agent."""
+    names = {agent.name for agent in agents}
     return [
         Violation(
             "D-009",
             "gate-scope",
-            str(agents_dir),
-            f"no agent file for in-scope agent {agent!r} (expected {agent}.md)",
+            looked_in,
+            f"no agent file for in-scope agent {agent!r} (expected {agent}.md, or a plugin "
+            f"agent named <plugin>:{agent})",
+            fix=f"add .claude/agents/{agent}.md",
         )
         for agent in expected_agents(matrix)
         if agent not in names
     ]
 
 
-def _frontmatter_name(path: Path) -> str | None:
-    try:
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            lines = handle.read(8192).splitlines()
-    except OSError:
-        return None
-    if not lines or lines[0].strip() != "---":
-        return None
-    for line in lines[1:]:
-        if line.strip() == "---":
-            break
-        key, sep, value = line.partition(":")
-        if sep and key.strip() == "name":
-            return value.strip().strip("\"'") or None
-    return None
-
-
 # ---------------------------------------------------------------------------
 # .mcp.json
 
 
-def _server_ports(server: dict[str, Any]) -> set[int]:
+def _server_ports(name: str, server: dict[str, Any]) -> set[int]:
     ports: set[int] = set()
     url = server.get("url")
     if isinstance(url, str):
@@ -419,16 +419,19 @@ def _server_ports(server: dict[str, Any]) -> set[int]:
     if isinstance(env, dict):
         texts.extend(f"{k}={v}" for k, v in env.items() if isinstance(v, (str, int)))
     previous = ""
+    found: list[int | None] = []
     for text in texts:
-        ports.update(int(p) for p in _PORT_IN_TEXT.findall(text))
+        found += [_port(p) for p in _PORT_IN_TEXT.findall(text)]  # a guess: skip non-ports
         option = _PORT_OPTION.match(text)
         if option and option.group(1):
-            ports.add(int(option.group(1)))
-        if _PORT_OPTION.match(previous) and text.isdigit():
-            ports.add(int(text))
-        if re.match(r"^[A-Z_]*PORT=\d{2,5}$", text):
-            ports.add(int(text.split("=", 1)[1]))
+            found.append(_port(option.group(1)))
+        if _PORT_OPTION.match(previous):
+            found.append(_required_port(text, f"MCP server {name!r} {previous}"))
+        env_port = _PORT_ENV.match(text)
+        if env_port:
+            found.append(_port(env_port.group(1)))
         previous = text
+    ports.update(p for p in found if p is not None)
     return ports
 
 
@@ -438,7 +441,7 @@ def check_mcp(matrix: Matrix, mcp: Any, label: str) -> list[Violation]:
     if not isinstance(servers, dict):
         return [Violation("D-008", "mcp-ports", label, "no 'mcpServers' object")]
     server_ports = {
-        name: _server_ports(cfg) for name, cfg in servers.items() if isinstance(cfg, dict)
+        name: _server_ports(name, cfg) for name, cfg in servers.items() if isinstance(cfg, dict)
     }
     for name, store in matrix.stores.items():
         if not store.mcp_server:
@@ -487,24 +490,27 @@ def check_mcp(matrix: Matrix, mcp: Any, label: str) -> list[Violation]:
 # docker compose config --format json
 
 
-def _published_ports(service: dict[str, Any]) -> set[int]:
+def _published_ports(name: str, service: dict[str, Any]) -> set[int]:
     ports: set[int] = set()
     raw = service.get("ports")
     if not isinstance(raw, list):
         return ports
-    for entry in raw:
+    for i, entry in enumerate(raw):
+        where = f"service {name!r} ports[{i}]"
         if isinstance(entry, dict):
             published = entry.get("published")
             if published is None:
                 continue
-            text = str(published)
-            first = text.split("-", 1)[0]
-            if first.isdigit():
-                ports.add(int(first))
+            text = published if isinstance(published, str) else str(published)[:6]
+            port = _required_port(text.split("-", 1)[0], where)
         elif isinstance(entry, (str, int)):
-            parts = str(entry).split("/", 1)[0].split(":")
-            if len(parts) >= 2 and parts[-2].split("-", 1)[0].isdigit():
-                ports.add(int(parts[-2].split("-", 1)[0]))
+            parts = (entry if isinstance(entry, str) else str(entry)[:6]).split("/", 1)[0]
+            fields = parts.split(":")
+            port = _required_port(fields[-2].split("-", 1)[0], where) if len(fields) >= 2 else None
+        else:
+            port = None
+        if port is not None:
+            ports.add(port)
     return ports
 
 
@@ -564,7 +570,7 @@ def check_compose(matrix: Matrix, compose: Any, label: str) -> list[Violation]:
                 )
             )
             return out
-        cognee_ports |= _published_ports(c_svc)
+        cognee_ports |= _published_ports(c_name, c_svc)
         g_container = g_svc.get("container_name")
         if g_container and g_container == c_svc.get("container_name"):
             out.append(
@@ -585,7 +591,7 @@ def check_compose(matrix: Matrix, compose: Any, label: str) -> list[Violation]:
                     f"services {g_name!r} and {c_name!r} share the volume {volume!r}",
                 )
             )
-    for port in sorted(_published_ports(g_svc) & cognee_ports):
+    for port in sorted(_published_ports(g_name, g_svc) & cognee_ports):
         out.append(
             Violation(
                 "D-008",
@@ -594,121 +600,6 @@ def check_compose(matrix: Matrix, compose: Any, label: str) -> list[Violation]:
                 f"service {g_name!r} publishes host port {port}, Cognee work's Neo4j port",
             )
         )
-    return out
-
-
-# ---------------------------------------------------------------------------
-# .claude/settings.json
-
-
-def project_dir_for(settings_path: Path) -> Path:
-    parent = settings_path.resolve().parent
-    return parent.parent if parent.name == ".claude" else parent
-
-
-def _chain_role(command: str) -> str | None:
-    for role in reversed(CHAIN):  # graphify-nudge first: its markers are the most specific
-        if any(marker in command for marker in CHAIN_MARKERS[role]):
-            return role
-    return None
-
-
-def iter_command_hooks(settings: Any, event: str) -> Iterator[tuple[str, str]]:
-    """Yield ``(location, command)`` for every command hook of ``event``, in order."""
-    hooks = settings.get("hooks") if isinstance(settings, dict) else None
-    groups = hooks.get(event) if isinstance(hooks, dict) else None
-    if not isinstance(groups, list):
-        return
-    for i, group in enumerate(groups):
-        handlers = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(handlers, list):
-            continue
-        for j, handler in enumerate(handlers):
-            if isinstance(handler, dict) and isinstance(handler.get("command"), str):
-                yield f"{event}[{i}].hooks[{j}]", handler["command"]
-
-
-def _expand(token: str, project: Path) -> str:
-    token = _PROJECT_VAR.sub(lambda _m: str(project), token)
-    return os.path.expanduser(token)
-
-
-def command_files(command: str, project: Path) -> list[str]:
-    """The files a hook command needs: its program (when given as a path) and
-    its script. Raises ValueError when the command cannot be split."""
-    words = [_expand(w, project) for w in shlex.split(command)]
-    while words and (_ASSIGNMENT.match(words[0]) or words[0] == "env"):
-        words.pop(0)
-    if not words:
-        return []
-    program, rest = words[0], words[1:]
-    files: list[str] = []
-    if "/" in program:
-        files.append(program)
-    if "-c" in rest:
-        code_at = rest.index("-c") + 1
-        code = rest[code_at] if code_at < len(rest) else ""
-        operands = rest[code_at + 1 :]
-        if "graphify_nudge" in code and operands:
-            files.append(os.path.join(operands[0], "graphify_nudge.py"))
-        return files
-    if _INTERPRETER.match(os.path.basename(program)):
-        for word in rest:
-            if word in ("-m",):
-                break
-            if word.startswith("-"):
-                continue
-            files.append(word)
-            break
-    return files
-
-
-def _exists(path: str, project: Path) -> bool:
-    candidate = Path(path)
-    if not candidate.is_absolute():
-        candidate = project / candidate
-    return candidate.exists()
-
-
-def check_settings(settings: Any, label: str, project: Path) -> list[Violation]:
-    out: list[Violation] = []
-    if not isinstance(settings, dict):
-        return [Violation("D-009", "hook-chain", label, "settings is not a JSON object")]
-    order: list[tuple[str, str]] = []
-    for location, command in iter_command_hooks(settings, "PreToolUse"):
-        role = _chain_role(command)
-        if role is not None and role not in (r for r, _ in order):
-            order.append((role, location))
-    roles = [r for r, _ in order]
-    expected = [r for r in CHAIN if r in roles]
-    if roles != expected:
-        out.append(
-            Violation(
-                "D-009",
-                "hook-chain",
-                label,
-                f"PreToolUse order is {' -> '.join(roles)}; expected {' -> '.join(expected)} "
-                f"({', '.join(f'{r} at {loc}' for r, loc in order)})",
-            )
-        )
-    for event in HOOK_EVENTS:
-        for location, command in iter_command_hooks(settings, event):
-            if event != "PreToolUse" and _chain_role(command) != "graphify-nudge":
-                continue
-            try:
-                files = command_files(command, project)
-            except ValueError as exc:
-                out.append(
-                    Violation(
-                        "D-009", "hook-chain", label, f"{location}: cannot parse command: {exc}"
-                    )
-                )
-                continue
-            for path in files:
-                if not _exists(path, project):
-                    out.append(
-                        Violation("D-009", "hook-chain", label, f"{location}: no such file {path}")
-                    )
     return out
 
 

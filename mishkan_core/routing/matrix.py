@@ -9,7 +9,6 @@ D-009 is the job of :mod:`mishkan_core.routing.check` (exit 1).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -96,36 +95,35 @@ class Matrix:
 # JSON reading
 
 
-def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise ValueError(f"duplicate key {key!r}")
-        result[key] = value
-    return result
-
-
 def loads_strict(text: str) -> Any:
-    """``json.loads`` that refuses duplicate keys (json would keep the last)."""
-    return json.loads(text, object_pairs_hook=_no_duplicate_keys)
+    """JSON that refuses duplicate keys (``json`` would keep the last) and
+    hostile nesting; :class:`~mishkan_core.json_text.JsonError` otherwise."""
+    from mishkan_core import json_text
+
+    return json_text.parse(text, unique_keys=True)
 
 
 def read_json(path: Path, what: str) -> Any:
-    """Read a JSON file or raise :class:`MatrixError` with one clear line."""
+    """Read a JSON file or raise :class:`MatrixError` with one clear line.
+    Only a regular file is read: a FIFO or a device fails at once."""
+    from mishkan_core import json_text
+    from mishkan_core.safe_files import read_regular
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise MatrixError(f"{path}: {what} not found") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise MatrixError(f"{path}: cannot read {what}: {exc}") from None
+        data = read_regular(path)
+    except OSError as exc:
+        raise MatrixError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    if data is None:
+        raise MatrixError(f"{path}: {what} not found")
     try:
-        return loads_strict(text)
-    except json.JSONDecodeError as exc:
-        raise MatrixError(
-            f"{path}: {what} is not valid JSON: {exc.msg} (line {exc.lineno})"
-        ) from None
-    except ValueError as exc:
-        raise MatrixError(f"{path}: {what} is not usable JSON: {exc}") from None
+        return json_text.parse(data, unique_keys=True)
+    except json_text.JsonError as exc:
+        raise MatrixError(f"{path}: {what} is {_article(exc)}{exc}") from None
+
+
+def _article(exc: Exception) -> str:
+    """'is not valid JSON ...' reads as a sentence; 'nests ...' needs 'a file that'."""
+    return "" if str(exc).startswith("not ") else "a document that "
 
 
 def default_matrix_text() -> str:

@@ -546,15 +546,23 @@ def run_scenario(
     project: Project,
     claude: Path,
     permission_mode: str,
+    *,
+    script: dict[str, Script] | None = None,
+    extra_env: dict[str, str] | None = None,
+    extra_args: list[str] | None = None,
 ) -> ScenarioRun:
-    """Start the stub, run the CLI once through the scenario, collect the evidence."""
+    """Start the stub, run the CLI once through the scenario, collect the evidence.
+
+    ``script`` replaces :func:`scenario`; ``extra_env`` is exported in the
+    shell that runs ``claude`` (as a user's ``export`` would be);
+    ``extra_args`` go on the CLI's command line (``--plugin-dir``, ...)."""
     trust_project(project)
     artifacts = project.root / f"run-{name}"
     artifacts.mkdir()
     # an earlier run in the same project left telemetry: keep it out of this one
     for old in project.telemetry.glob("*.jsonl"):
         old.rename(artifacts / f"telemetry-before-{old.name}")
-    with StubAPI(scenario(project.repo)) as stub:
+    with StubAPI(script if script is not None else scenario(project.repo)) as stub:
         cmd = [
             str(claude),
             "-p",
@@ -566,13 +574,14 @@ def run_scenario(
             "Grep,Glob",
             "--permission-mode",
             permission_mode,
+            *(extra_args or []),
         ]
         started = time.monotonic()
         try:
             proc = subprocess.run(
                 cmd,
                 cwd=str(project.repo),
-                env=cli_env(project, stub.base_url),
+                env={**cli_env(project, stub.base_url), **(extra_env or {})},
                 capture_output=True,
                 text=True,
                 timeout=CLI_TIMEOUT,

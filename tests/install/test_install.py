@@ -12,21 +12,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
+from mishkan_core import hook_chain
 from mishkan_core import install as inst
-from mishkan_core.routing import check as checks
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
 ALL = sorted(FIXTURES.glob("*.json"))
 #: what uninstall alone cannot know without the pre-install copy: an empty list
-#: or object install filled, an env value install overwrote, a file that was `{}`
+#: or object install filled, the env mode pin install removed, a file that was `{}`
 NEEDS_BACKUP = {"empty_containers.json", "env_off.json", "empty_object.json"}
 PYTHON = os.path.realpath(sys.executable)
 MODULE = "mishkan_core.install"
-CMD = inst.hook_command(PYTHON, Path("/p/payload/mishkan/hooks"), Path("/p"))
 
 
 @pytest.fixture
@@ -56,7 +53,11 @@ def _settings(project: Path) -> Path:
 
 def _nudge_index(doc: dict[str, Any], event: str) -> int:
     groups = doc["hooks"][event]
-    found = [i for i, g in enumerate(groups) if any(inst.is_ours(h) for h in g["hooks"])]
+    found = [
+        i
+        for i, g in enumerate(groups)
+        if any(hook_chain.is_ours(h.get("command")) for h in g["hooks"])
+    ]
     assert len(found) == 1, groups
     return found[0]
 
@@ -117,12 +118,14 @@ def test_other_content_is_kept(
     _settings(project).write_bytes(fixture.read_bytes())
     assert _run(project, capsys)[0] == 0
     after = json.loads(_settings(project).read_text(encoding="utf-8"))
-    assert inst._core(after) == inst._core(before)
-    assert list(before) == list(after)[: len(before)]  # every key kept, in place
-    assert after["env"]["MISHKAN_GRAPHIFY_NUDGE"] == "telemetry"
-    for event in inst.EVENTS:
+    assert hook_chain.core(after) == hook_chain.core(before)
+    kept = [k for k in before if k in after]
+    assert kept == [k for k in after if k in before]  # every key kept, in place
+    assert set(before) - set(after) <= {"env"}  # an env that held only the mode pin
+    assert "MISHKAN_GRAPHIFY_NUDGE" not in after.get("env", {})  # the mode is --mode=
+    for event in hook_chain.EVENTS:
         group = after["hooks"][event][_nudge_index(after, event)]
-        assert group.get("matcher") == inst.MATCHERS[event]
+        assert group.get("matcher") == hook_chain.MATCHERS[event]
         assert group["hooks"] == [
             {"type": "command", "command": group["hooks"][0]["command"], "timeout": 10}
         ]
@@ -135,15 +138,14 @@ def test_only_the_added_lines_change(project: Path, capsys: pytest.CaptureFixtur
     assert _run(project, capsys)[0] == 0
     new_lines = _settings(project).read_text().splitlines()
     missing = [line for line in original.splitlines() if line not in new_lines]
-    # two entries gained a comma (something now follows them); env grew inline
+    # two entries gained a comma (something now follows them); env is untouched
     assert missing == [
         '      { "matcher": "Task", "hooks": [ { "type": "command", "command": "python3 '
         'payload/mishkan/hooks/model-route.py" } ] }',
         '    "Stop": [ { "hooks": [ { "type": "command", "command": "echo stop" } ] } ]',
-        '  "env": { "FOO": "1" }',
     ]
-    assert all(line + "," in new_lines for line in missing[:2])
-    assert '  "env": { "FOO": "1", "MISHKAN_GRAPHIFY_NUDGE": "telemetry" }' in new_lines
+    assert all(line + "," in new_lines for line in missing)
+    assert '  "env": { "FOO": "1" }' in new_lines
 
 
 # ---------------------------------------------------------------------------
@@ -161,7 +163,10 @@ def test_nudge_goes_after_security_and_model_route(
     doc = json.loads(_settings(project).read_text())
     assert _nudge_index(doc, "PreToolUse") == index
     assert _nudge_index(doc, "PostToolUse") == len(doc["hooks"]["PostToolUse"]) - 1
-    assert checks.check_settings(doc, "settings.json", project) == []
+    code, out, _err = run_cli(
+        "mishkan_core.routing", ["check", "--settings", str(_settings(project))], capsys
+    )
+    assert (code, out) == (0, "")
 
 
 def test_routing_check_accepts_the_install(
@@ -196,7 +201,7 @@ def test_command_form(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command == (
         f"{PYTHON} -I -S -c 'import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;"
-        'graphify_nudge.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"'
+        'graphify_nudge.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" --mode=telemetry'
     )
     assert "SessionStart" in doc["hooks"] and "matcher" not in doc["hooks"]["SessionStart"][0]
 
@@ -208,7 +213,7 @@ def test_hooks_dir_outside_the_project_is_absolute(
     assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.endswith(f" '{outside}'")
+    assert command.endswith(f" '{outside}' --mode=telemetry")
     assert (outside / "graphify_nudge.py").exists()
 
 
@@ -259,7 +264,9 @@ def test_registered_command_runs_the_hook(
 # modes, dry runs, fresh projects
 
 
-def test_mode_change_touches_one_line(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_mode_change_touches_only_the_mode(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _settings(project).write_bytes((FIXTURES / "claude_code_2space.json").read_bytes())
     assert _run(project, capsys)[0] == 0
     before = _settings(project).read_text().splitlines()
@@ -267,9 +274,31 @@ def test_mode_change_touches_one_line(project: Path, capsys: pytest.CaptureFixtu
     after = _settings(project).read_text().splitlines()
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(before) == len(after)
-    assert changed == [
-        ('    "MISHKAN_GRAPHIFY_NUDGE": "telemetry"', '    "MISHKAN_GRAPHIFY_NUDGE": "advise"')
-    ]
+    assert len(changed) == len(hook_chain.EVENTS)  # one command line per event
+    assert all(a.replace("--mode=telemetry", "--mode=advise") == b for a, b in changed)
+
+
+def test_rerun_keeps_the_installed_mode(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _run(project, capsys, "--mode", "advise")[0] == 0
+    installed = _settings(project).read_bytes()
+    code, out, _err = _run(project, capsys)
+    assert code == 0 and "already up to date" in out
+    assert _settings(project).read_bytes() == installed
+
+
+def test_old_env_pin_becomes_the_default_mode(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An earlier install pinned the mode in settings env, which beats the
+    user's exported off switch: install moves it to --mode= and says so."""
+    doc = {"hooks": {}, "env": {"MISHKAN_GRAPHIFY_NUDGE": "advise", "FOO": "1"}}
+    _settings(project).write_text(json.dumps(doc, indent=2) + "\n")
+    code, _out, err = _run(project, capsys)
+    assert code == 0
+    after = json.loads(_settings(project).read_text())
+    assert after["env"] == {"FOO": "1"}
+    assert after["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("--mode=advise")
+    assert "removed env.MISHKAN_GRAPHIFY_NUDGE='advise'" in err
 
 
 def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -277,9 +306,12 @@ def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str
     _settings(project).write_bytes(original)
     code, out, err = _run(project, capsys, "--dry-run")
     assert code == 0
-    assert out.startswith("--- a/.claude/settings.json\n+++ b/.claude/settings.json\n")
-    assert '+    "MISHKAN_GRAPHIFY_NUDGE": "telemetry"' in out
-    assert "would copy" in err
+    assert out.startswith(
+        "# scope: project\n--- a/.claude/settings.json\n+++ b/.claude/settings.json\n"
+    )
+    assert "--mode=telemetry" in out and "MISHKAN_GRAPHIFY_NUDGE" not in out
+    assert "# scope: gitignore\n--- /dev/null\n+++ b/.gitignore\n" in out
+    assert "would copy" in err and "would save the previous settings" in err
     assert _settings(project).read_bytes() == original
     assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
     assert not (project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py").exists()
@@ -293,7 +325,7 @@ def test_uninstall_dry_run_writes_nothing(
     installed = _settings(project).read_bytes()
     code, out, err = _run(project, capsys, "--uninstall", "--dry-run")
     assert code == 0
-    assert out.startswith("--- a/.claude/settings.json")
+    assert out.startswith("# scope: project\n--- a/.claude/settings.json")
     assert "would remove payload/mishkan/hooks/graphify_nudge.py" in err
     assert _settings(project).read_bytes() == installed
 
@@ -303,7 +335,9 @@ def test_fresh_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     root.mkdir()
     assert _run(root, capsys)[0] == 0
     doc = json.loads(_settings(root).read_text())
-    assert list(doc) == ["hooks", "env"]
+    assert list(doc) == ["hooks"]
+    assert (root / ".gitignore").read_text() == ".graphify/\n.mishkan/\n"
+    assert (root / ".mishkan" / "install.json").is_file()
     assert _run(root, capsys, "--uninstall")[0] == 0
     assert list(root.iterdir()) == []
 
@@ -432,65 +466,199 @@ def test_missing_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
 
 
 # ---------------------------------------------------------------------------
-# the text edits, on generated settings files
+# --scope agents: the nudge in the five agents' frontmatter
 
-_scalars = st.one_of(st.none(), st.booleans(), st.integers(-1000, 1000), st.text(max_size=8))
-_values = st.recursive(
-    _scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=3), st.dictionaries(st.text(max_size=5), inner, max_size=3)
-    ),
-    max_leaves=8,
-)
-_handler = st.fixed_dictionaries(
-    {
-        "type": st.just("command"),
-        "command": st.sampled_from(["a.sh", "pre-tool-security.sh x", "model-route.py", "echo é"]),
+AGENTS = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
+
+
+def _agents(project: Path) -> dict[str, bytes]:
+    agents = project / ".claude" / "agents"
+    agents.mkdir(parents=True, exist_ok=True)
+    files = {
+        "hizkiah": b"---\nname: hizkiah\ndescription: Backend.\ntools: Read, Bash\n---\nBody\n",
+        "salma": b"---\nname: salma\nhooks:\n  Stop:\n    - hooks:\n        - type: command\n"
+        b"          command: echo done\n---\n",
+        "oholiab": b"---\r\nname: oholiab\r\n---\r\nBody\r\n",
+        "nathan": b"---\nname: nathan\n---\nno newline at the end",
+        "zadok": b"---\nname: zadok\n---\n",
     }
-)
-_group = st.fixed_dictionaries(
-    {
-        "matcher": st.sampled_from(["*", "Bash", "Task"]),
-        "hooks": st.lists(_handler, min_size=1, max_size=2),
-    }
-)
-_hooks = st.dictionaries(
-    st.sampled_from(["PreToolUse", "PostToolUse", "SessionStart", "Stop", "Notification"]),
-    st.lists(_group, min_size=1, max_size=3),
-    min_size=1,
-    max_size=4,
-)
+    for name, data in files.items():
+        (agents / f"{name}.md").write_bytes(data)
+    (agents / "hiram.md").write_bytes(b"---\nname: hiram\n---\n")  # out of scope: untouched
+    return files
 
 
-@st.composite
-def _documents(draw: st.DrawFn) -> str:
-    doc: dict[str, Any] = draw(
-        st.dictionaries(
-            st.sampled_from(["model", "permissions", "x", "statusLine"]), _values, max_size=3
-        )
+def test_scope_agents_round_trip(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    original = (FIXTURES / "claude_code_2space.json").read_bytes()
+    _settings(project).write_bytes(original)
+    files = _agents(project)
+    code, out, _err = _run(project, capsys, "--scope", "agents", "--mode", "advise")
+    assert code == 0
+    doc = json.loads(_settings(project).read_text())
+    assert [h.event for h in hook_chain.ours(doc["hooks"])] == ["SessionStart"]
+    for name in AGENTS:
+        text = (project / ".claude" / "agents" / f"{name}.md").read_text()
+        assert text.count("--mode=advise") == 3, name
+        assert f"updated .claude/agents/{name}.md" in out
+    assert (project / ".claude" / "agents" / "hiram.md").read_bytes() == b"---\nname: hiram\n---\n"
+
+    installed = {n: (project / ".claude" / "agents" / f"{n}.md").read_bytes() for n in AGENTS}
+    code, out, _err = _run(project, capsys, "--scope", "agents")  # keeps advise
+    assert code == 0 and "updated" not in out
+    assert all(
+        (project / ".claude" / "agents" / f"{n}.md").read_bytes() == installed[n] for n in AGENTS
     )
-    if draw(st.booleans()):
-        doc["hooks"] = draw(_hooks)
-    if draw(st.booleans()):
-        doc["env"] = draw(
-            st.dictionaries(st.sampled_from(["A", "B"]), st.text(max_size=4), min_size=1)
-        )
-    indent = draw(st.sampled_from([2, 4, "\t", None]))
-    text = json.dumps(doc, indent=indent, ensure_ascii=draw(st.booleans()))
-    return text + ("\n" if draw(st.booleans()) else "")
+
+    assert _run(project, capsys, "--uninstall")[0] == 0
+    assert _settings(project).read_bytes() == original
+    for name, data in files.items():
+        assert (project / ".claude" / "agents" / f"{name}.md").read_bytes() == data, name
 
 
-def _apply_install(text: str, mode: str) -> str:
-    doc, style = inst._parse(text.encode(), "s")
-    new = inst.install_doc(doc, CMD, mode)
-    return inst.render(text.encode(), doc, new, style).decode()
+def test_switching_scopes_leaves_one_registration(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    files = _agents(project)
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    assert _run(project, capsys, "--scope", "project")[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    assert sorted(h.event for h in hook_chain.ours(doc["hooks"])) == sorted(hook_chain.EVENTS)
+    for name, data in files.items():
+        assert (project / ".claude" / "agents" / f"{name}.md").read_bytes() == data
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    doc = json.loads(_settings(project).read_text())
+    assert [h.event for h in hook_chain.ours(doc["hooks"])] == ["SessionStart"]
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_documents())
-def test_generated_round_trip(text: str) -> None:
-    once = _apply_install(text, "telemetry")
-    assert _apply_install(once, "telemetry") == once
-    doc, style = inst._parse(once.encode(), "s")
-    back = inst.render(once.encode(), doc, inst.uninstall_doc(doc, None), style).decode()
-    assert back == text
+def test_scope_agents_dry_run_shows_each_file_by_scope(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    code, out, _err = _run(project, capsys, "--scope", "agents", "--dry-run")
+    assert code == 0
+    scopes = [line for line in out.splitlines() if line.startswith("# scope: ")]
+    assert scopes == [
+        "# scope: project",
+        *(f"# scope: agent {name}" for name in sorted(AGENTS)),
+        "# scope: gitignore",
+    ]
+    assert not (project / ".mishkan").exists()
+
+
+def test_scope_agents_needs_the_five_files(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    (project / ".claude" / "agents" / "zadok.md").unlink()
+    code, out, err = _run(project, capsys, "--scope", "agents")
+    assert (code, out) == (2, "")
+    assert "no agent file in .claude/agents for zadok" in err
+    assert "plugin agents ignore frontmatter hooks" in err
+    assert not _settings(project).exists()
+
+
+def test_scope_agents_finds_a_file_by_its_frontmatter_name(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    agents = project / ".claude" / "agents"
+    (agents / "zadok.md").rename(agents / "reviewer.md")
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    assert "graphify_nudge" in (agents / "reviewer.md").read_text()
+
+
+# ---------------------------------------------------------------------------
+# .gitignore (D-008: the graph's artifacts are not committed)
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        (None, ".graphify/\n.mishkan/\n"),
+        ("node_modules/\n", "node_modules/\n.graphify/\n.mishkan/\n"),
+        ("dist", "dist\n.graphify/\n.mishkan/\n"),
+        ("a\r\nb\r\n", "a\r\nb\r\n.graphify/\r\n.mishkan/\r\n"),
+        ("/.graphify\n", "/.graphify\n.mishkan/\n"),
+        (".mishkan\n.graphify/\n", ".mishkan\n.graphify/\n"),
+    ],
+)
+def test_gitignore(
+    before: str | None, after: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "g"
+    root.mkdir()
+    if before is not None:
+        (root / ".gitignore").write_bytes(before.encode())
+    assert _run(root, capsys)[0] == 0
+    assert (root / ".gitignore").read_bytes() == after.encode()
+    assert _run(root, capsys)[0] == 0
+    assert (root / ".gitignore").read_bytes() == after.encode()
+    assert _run(root, capsys, "--uninstall")[0] == 0
+    if before is None:
+        assert not (root / ".gitignore").exists()
+    else:
+        assert (root / ".gitignore").read_bytes() == before.encode()
+
+
+def test_gitignore_keeps_lines_the_user_added_since(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "g"
+    root.mkdir()
+    assert _run(root, capsys)[0] == 0
+    with (root / ".gitignore").open("a") as handle:
+        handle.write("build/\n")
+    assert _run(root, capsys, "--uninstall")[0] == 0
+    assert (root / ".gitignore").read_text() == "build/\n"
+
+
+# ---------------------------------------------------------------------------
+# the refresh hook: printed, never run
+
+
+def _git(root: Path, *argv: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "-C", str(root), *argv], check=True, capture_output=True, env=env)
+
+
+def test_install_prints_the_graphify_hook_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("GRAPHIFY_OUT", raising=False)
+    monkeypatch.delenv("MISHKAN_GRAPHIFY_GRAPH", raising=False)
+    root = tmp_path / "repo"
+    root.mkdir()
+    _git(root, "init", "-q")
+    code, out, _err = _run(root, capsys)
+    assert code == 0
+    assert (
+        f"  cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
+        "  and commit from shells that export GRAPHIFY_OUT=.graphify: graphify's hooks rebuild "
+        "into $GRAPHIFY_OUT at commit time, else into graphify-out/\n"
+    ) in out
+    (root / "graphify-out").mkdir()
+    (root / "graphify-out" / "graph.json").write_text("{}")
+    code, out, _err = _run(root, capsys)
+    assert f"  cd {root} && graphify hook install\n" in out  # graphify's default: no env
+    hooks = root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    (hooks / "post-commit").write_text(
+        "#!/bin/sh\n# graphify-hook-start\n(true)\n# graphify-hook-end\n"
+    )
+    (hooks / "post-commit").chmod(0o755)
+    code, out, _err = _run(root, capsys)
+    assert f"graph refresh: graphify's git hooks are installed in {hooks}" in out
+    assert "graphify hook install" not in out
+
+
+def test_dry_run_creates_no_directory_outside_the_project(
+    project: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    outside = tmp_path / "shared" / "deep" / "hooks"
+    code, _out, err = _run(project, capsys, "--hooks-dir", str(outside), "--dry-run")
+    assert code == 0 and "would copy" in err
+    assert not (tmp_path / "shared").exists()
+    assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
+    assert (outside / "graphify_nudge.py").is_file()
+    assert _run(project, capsys, "--hooks-dir", str(outside), "--uninstall")[0] == 0
+    assert not (outside / "graphify_nudge.py").exists()

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from mishkan_core.routing import check as checks
+from mishkan_core.routing import registration
 from mishkan_core.routing.matrix import default_matrix_text, load_matrix
+from tests.routing import _harness
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 MATRIX_CASES = sorted((FIXTURES / "matrix").glob("*.json"))
 HOOKS = FIXTURES / "hooks"
 MODULE = "mishkan_core.routing"
-NUDGE_STUB = "# stand-in: routing check only needs the file to exist\n"
 
 
 def _check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str], str]:
@@ -47,16 +47,9 @@ def _apply(doc: Any, patch: list[dict[str, Any]]) -> Any:
 
 
 @pytest.fixture
-def harness(tmp_path: Path) -> Path:
+def harness(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the good harness, with the hook files its settings point at."""
-    root = tmp_path / "harness"
-    shutil.copytree(FIXTURES / "harness" / "good", root)
-    hooks = root / "payload" / "mishkan" / "hooks"
-    hooks.mkdir(parents=True)
-    (hooks / "pre-tool-security.sh").write_text("#!/bin/sh\nexit 0\n")
-    (hooks / "model-route.py").write_text("# stand-in for model-route.py\n")
-    (hooks / "graphify_nudge.py").write_text(NUDGE_STUB)
-    return root
+    return _harness.build(tmp_path, monkeypatch).project
 
 
 # ---------------------------------------------------------------------------
@@ -196,7 +189,8 @@ def test_agents_dir_missing_an_agent(capsys: pytest.CaptureFixture[str]) -> None
     code, lines, _err = _check(["--agents-dir", str(agents)], capsys)
     assert code == 1
     assert lines == [
-        f"D-009 gate-scope: {agents}: no agent file for in-scope agent 'zadok' (expected zadok.md)"
+        f"D-009 gate-scope: {agents}: no agent file for in-scope agent 'zadok' (expected "
+        "zadok.md, or a plugin agent named <plugin>:zadok); fix: add .claude/agents/zadok.md"
     ]
 
 
@@ -288,30 +282,42 @@ def test_compose_without_graphify_neo4j_is_fine(
     assert (code, lines) == (0, [])
 
 
+ORDER = (
+    "(security at .claude/{name} [settings] hooks.PreToolUse[{s}].hooks[0], "
+    "{second} at .claude/{name} [settings] hooks.PreToolUse[1].hooks[0], "
+    "{third} at .claude/{name} [settings] hooks.PreToolUse[{t}].hooks[0])"
+)
+
+
 @pytest.mark.parametrize(
     ("name", "expect"),
     [
         (
             "settings.bad-order.json",
-            "PreToolUse order is security -> graphify-nudge -> model-route; expected security "
-            "-> model-route -> graphify-nudge",
+            "D-009 hook-chain: .claude/{name} [settings]: PreToolUse order is security -> "
+            "graphify-nudge -> model-route; expected security -> model-route -> graphify-nudge "
+            + ORDER.format(name="{name}", s=0, second="graphify-nudge", third="model-route", t=2),
         ),
         (
             "settings.route-before-security.json",
-            "PreToolUse order is model-route -> security -> graphify-nudge; expected security "
-            "-> model-route -> graphify-nudge",
+            "D-009 hook-chain: .claude/{name} [settings]: PreToolUse order is model-route -> "
+            "security -> graphify-nudge; expected security -> model-route -> graphify-nudge",
         ),
         (
             "settings.missing-nudge-file.json",
-            "PreToolUse[2].hooks[0]: no such file {root}/payload/hooks-moved/graphify_nudge.py",
+            "D-009 hook-chain: .claude/{name} [settings] hooks.PreToolUse[2].hooks[0]: no such "
+            "file {root}/payload/hooks-moved/graphify_nudge.py; fix: restore it, or rerun "
+            "`mishkan install`",
         ),
         (
             "settings.missing-security-file.json",
-            "PreToolUse[0].hooks[0]: no such file /opt/nowhere/pre-tool-security.sh",
+            "D-009 hook-chain: .claude/{name} [settings] hooks.PreToolUse[0].hooks[0]: no such "
+            "file /opt/nowhere/pre-tool-security.sh; fix: restore it",
         ),
         (
             "settings.missing-interpreter.json",
-            "SessionStart[0].hooks[0]: no such file /nonexistent/bin/python3.11",
+            "D-009 hook-chain: .claude/{name} [settings] hooks.SessionStart[0].hooks[0]: no such "
+            "file /nonexistent/bin/python3.11",
         ),
     ],
 )
@@ -321,7 +327,7 @@ def test_settings_violation(
     path = harness / ".claude" / name
     code, lines, _err = _check(["--settings", str(path)], capsys)
     assert code == 1
-    wanted = f"D-009 hook-chain: {path}: {expect.format(root=harness.resolve())}"
+    wanted = expect.format(name=name, root=harness.resolve())
     assert any(line.startswith(wanted) for line in lines), lines
 
 
@@ -334,7 +340,7 @@ def test_settings_script_path_form_recognised(
     settings = json.loads((harness / ".claude" / "settings.json").read_text())
     pre = settings["hooks"]["PreToolUse"]
     pre[2]["hooks"][0]["command"] = (
-        'python3 "$CLAUDE_PROJECT_DIR"/payload/mishkan/hooks/pre-tool-graphify-nudge.py'
+        f'{_harness.PYTHON} "$CLAUDE_PROJECT_DIR"/payload/mishkan/hooks/pre-tool-graphify-nudge.py'
     )
     pre.insert(0, pre.pop(2))
     path = harness / ".claude" / "settings.script.json"
@@ -350,18 +356,18 @@ def test_command_files() -> None:
         "/usr/bin/python3 -I -S -c 'import sys;sys.path.insert(0,sys.argv[1]);import "
         'graphify_nudge;graphify_nudge.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"'
     )
-    assert checks.command_files(nudge, project) == [
+    assert registration.command_files(nudge + " --mode=advise", project) == [
         "/usr/bin/python3",
         "/p/payload/mishkan/hooks/graphify_nudge.py",
     ]
-    assert checks.command_files('"${CLAUDE_PROJECT_DIR}"/hooks/sec.sh --strict', project) == [
+    assert registration.command_files('"${CLAUDE_PROJECT_DIR}"/hooks/sec.sh --strict', project) == [
         "/p/hooks/sec.sh"
     ]
-    assert checks.command_files("FOO=1 python3 -u hooks/model-route.py", project) == [
+    assert registration.command_files("FOO=1 python3 -u hooks/model-route.py", project) == [
         "hooks/model-route.py"
     ]
-    assert checks.command_files("python3 -m some_module", project) == []
-    assert checks.command_files("echo hello", project) == []
+    assert registration.command_files("python3 -m some_module", project) == []
+    assert registration.command_files("echo hello", project) == []
 
 
 # ---------------------------------------------------------------------------

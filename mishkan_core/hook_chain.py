@@ -1,0 +1,586 @@
+"""The Claude Code hook chain, as ``mishkan install`` writes it and ``mishkan
+routing check`` reads it: one model, one definition of "ours".
+
+A hook chain is the ``hooks`` mapping of a settings file (or of an agent
+file's frontmatter): event -> list of matcher groups -> list of handlers. This
+module knows, for Claude Code CLI 2.1.197:
+
+* **who is who** (:func:`role_of`): our graphify-nudge hook, the harness's
+  security and model-route hooks, and graphify's own Claude hooks
+  (``graphify claude install`` registers ``graphify hook-guard``);
+* **the registered command** (:func:`hook_command`, :func:`parse_command`):
+  ``<abs python> -I -S -c '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks dir>"
+  --mode=<mode>``;
+* **which tool calls a matcher selects** (:func:`matcher_matches`), the way the
+  CLI does it, aliases included;
+* **the settings scopes** Claude Code merges (:func:`settings_scopes`) and the
+  order it merges them in;
+* **how to insert and remove ours** (:func:`install_hooks`,
+  :func:`uninstall_hooks`), PreToolUse placed after security and model-route.
+
+Nothing here prints, exits or writes a file.
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import shlex
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mishkan_core import json_text
+
+HOOK_MODULE = "graphify_nudge"
+HOOK_FILE = "graphify_nudge.py"
+ENV_KEY = "MISHKAN_GRAPHIFY_NUDGE"
+#: the hook's modes (graphify_nudge: anything else means telemetry)
+MODES = ("telemetry", "advise", "off")
+TIMEOUT = 10
+IMPORT_CODE = (
+    "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
+)
+
+#: the events the hook handles (CONTRACTS.md #3): PostToolUseFailure is what
+#: CLI 2.1.197 fires when a lookup exits non-zero
+EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart")
+TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
+#: the tool results the hook reads: Bash (``graphify query|explain|path ...``)
+#: and graphify's MCP tools (``mcp__<server with graphify in its name>__*``).
+#: Anchored: the CLI searches an unanchored regex in the tool name *and* in
+#: its legacy aliases, so ``Bash|mcp__.*`` would also start the hook after
+#: every ``TaskOutput`` (alias ``BashOutput``) and ``TaskStop`` (``KillBash``).
+LOOKUP_MATCHER = "^(Bash|mcp__.*[Gg]raphify.*)$"
+#: PreToolUse sees every call (the metrics need the denominator)
+MATCHERS: dict[str, str | None] = {
+    "PreToolUse": "*",
+    "PostToolUse": LOOKUP_MATCHER,
+    "PostToolUseFailure": LOOKUP_MATCHER,
+    "SessionStart": None,
+}
+
+# -- roles -------------------------------------------------------------------
+
+NUDGE = "graphify-nudge"
+SECURITY = "security"
+MODEL_ROUTE = "model-route"
+GRAPHIFY_GUARD = "graphify-guard"
+#: D-009 Integration: PreToolUse runs security, then model-route, then the nudge
+CHAIN = (SECURITY, MODEL_ROUTE, NUDGE)
+_OURS_MARKERS = ("graphify_nudge", "graphify-nudge")
+_ROLE_MARKERS = ((SECURITY, ("pre-tool-security",)), (MODEL_ROUTE, ("model-route",)))
+#: graphify 0.9.96 install.py `_is_graphify_hook_command`: its subcommands, or
+#: the output dir its pre-#522 inline bash guard tested
+_GRAPHIFY_SUBCOMMANDS = ("hook-guard", "hook-check")
+_GRAPHIFY_LEGACY_MARKER = "graphify-out/"
+
+
+def is_ours(command: object) -> bool:
+    """The graphify-nudge hook, in any registration form (import, script path,
+    a legacy ``graphify-nudge`` wrapper). The one definition of "ours"."""
+    return isinstance(command, str) and any(m in command for m in _OURS_MARKERS)
+
+
+def is_graphify_guard(command: object) -> bool:
+    """A hook graphify itself installed (``graphify claude install``)."""
+    if not isinstance(command, str):
+        return False
+    lowered = command.lower()
+    if "graphify" not in lowered:
+        return False
+    return any(s in lowered for s in _GRAPHIFY_SUBCOMMANDS) or _GRAPHIFY_LEGACY_MARKER in lowered
+
+
+def role_of(command: object) -> str | None:
+    if is_ours(command):
+        return NUDGE
+    if is_graphify_guard(command):
+        return GRAPHIFY_GUARD
+    if isinstance(command, str):
+        for role, markers in _ROLE_MARKERS:
+            if any(m in command for m in markers):
+                return role
+    return None
+
+
+# -- the chain as data -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Handler:
+    """One handler of a hook chain, where it sits, and what it runs."""
+
+    event: str
+    group: int
+    index: int
+    matcher: str | None
+    command: str | None  # None for a non-command handler (prompt, http, ...)
+
+    @property
+    def path(self) -> str:
+        """Its JSON path in the file: ``hooks.PreToolUse[2].hooks[0]``."""
+        return f"hooks.{self.event}[{self.group}].hooks[{self.index}]"
+
+    @property
+    def role(self) -> str | None:
+        return role_of(self.command)
+
+
+def handlers(hooks: Any, events: tuple[str, ...] | None = None) -> Iterator[Handler]:
+    """Every handler of a ``hooks`` mapping, in file order; malformed parts are
+    skipped (:func:`shape_problem` reports them)."""
+    if not isinstance(hooks, dict):
+        return
+    for event, groups in hooks.items():
+        if (events is not None and event not in events) or not isinstance(groups, list):
+            continue
+        for g, group in enumerate(groups):
+            if not isinstance(group, dict):
+                continue
+            matcher = group.get("matcher")
+            items = group.get("hooks")
+            if not isinstance(items, list):
+                continue
+            for i, item in enumerate(items):
+                if not isinstance(item, dict):
+                    continue
+                command = item.get("command") if item.get("type", "command") == "command" else None
+                yield Handler(
+                    event,
+                    g,
+                    i,
+                    matcher if isinstance(matcher, str) else None,
+                    command if isinstance(command, str) else None,
+                )
+
+
+def ours(hooks: Any) -> list[Handler]:
+    return [h for h in handlers(hooks) if is_ours(h.command)]
+
+
+def shape_problem(doc: Any) -> str | None:
+    """Why ``doc`` is not a settings document install can edit, or ``None``."""
+    if not isinstance(doc, dict):
+        return "expected a JSON object at the top level"
+    hooks = doc.get("hooks")
+    if hooks is not None and not isinstance(hooks, dict):
+        return "'hooks' is not an object"
+    for event in EVENTS:
+        groups = hooks.get(event) if isinstance(hooks, dict) else None
+        if groups is None:
+            continue
+        if not isinstance(groups, list):
+            return f"'hooks.{event}' is not a list"
+        for i, group in enumerate(groups):
+            if not isinstance(group, dict) or not isinstance(group.get("hooks", []), list):
+                return f"'hooks.{event}[{i}]' is not a matcher group"
+    env = doc.get("env")
+    if env is not None and not isinstance(env, dict):
+        return "'env' is not an object"
+    return None
+
+
+# -- the registered command --------------------------------------------------
+
+_PROJECT_VAR = re.compile(r"\$(\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_SHELL_SPECIAL = re.compile(r'(["\\$`])')
+
+
+def hook_command(python: str, hooks_dir: Path, project: Path, mode: str) -> str:
+    """The command install registers. A hooks dir inside the project is written
+    relative to ``$CLAUDE_PROJECT_DIR``, so the settings travel with the repo."""
+    try:
+        rel = hooks_dir.relative_to(project)
+    except ValueError:
+        where = shlex.quote(str(hooks_dir))
+    else:
+        text = rel.as_posix()
+        escaped = _SHELL_SPECIAL.sub(r"\\\1", text)
+        where = f'"$CLAUDE_PROJECT_DIR/{escaped}"' if text != "." else '"$CLAUDE_PROJECT_DIR"'
+    return f"{shlex.quote(python)} -I -S -c '{IMPORT_CODE}' {where} --mode={mode}"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A registered command, taken apart the way ``/bin/sh`` would."""
+
+    text: str
+    program: str  # as written: an absolute path, a bare name, ...
+    form: str  # "import" (what install writes), "script" (runs the file by path), "other"
+    hooks_dir: str | None  # the sys.path operand of the import form, as written
+    script: str | None  # the script of the script form, as written
+    mode: str | None  # the value of --mode=, if any
+    isolated: bool  # -I and -S both given
+
+
+_PYTHON_NAME = re.compile(r"^python[0-9.]*$")
+
+
+def parse_command(text: str) -> Command:
+    """Raises ``ValueError`` when the text does not split as shell words."""
+    words = shlex.split(text)
+    while words and (_ASSIGNMENT.match(words[0]) or words[0] == "env"):
+        words.pop(0)
+    if not words:
+        raise ValueError("empty command")
+    program, rest = words[0], words[1:]
+    mode = next((w[len("--mode=") :] for w in rest if w.startswith("--mode=")), None)
+    flags = {w for w in rest if w.startswith("-") and not w.startswith("--")}
+    isolated = any("I" in f for f in flags) and any("S" in f for f in flags)
+    if "-c" in rest:
+        at = rest.index("-c") + 1
+        code = rest[at] if at < len(rest) else ""
+        operands = [w for w in rest[at + 1 :] if not w.startswith("--mode=")]
+        if HOOK_MODULE in code:
+            return Command(
+                text, program, "import", operands[0] if operands else None, None, mode, isolated
+            )
+        return Command(text, program, "other", None, None, mode, isolated)
+    script = next((w for w in rest if not w.startswith("-")), None)
+    if script is not None and (
+        script.endswith(HOOK_FILE) or "graphify-nudge" in os.path.basename(script)
+    ):
+        return Command(text, program, "script", None, script, mode, isolated)
+    if is_ours(program):  # the hook file run directly through its shebang
+        return Command(text, program, "script", None, program, mode, isolated)
+    return Command(text, program, "other", None, None, mode, isolated)
+
+
+def expand(word: str, project: Path) -> str:
+    """``$CLAUDE_PROJECT_DIR`` and ``~`` as the hook's shell would expand them."""
+    return os.path.expanduser(_PROJECT_VAR.sub(lambda _m: str(project), word))
+
+
+def is_shim(path: str) -> bool:
+    """A version-manager shim: under a ``shims`` directory, or a ``#!`` script
+    rather than an interpreter binary (~50 ms per call, version per directory)."""
+    if "shims" in Path(path).parts:
+        return True
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(2) == b"#!"
+    except OSError:
+        return False
+
+
+def python_version_of(path: str) -> tuple[int, int] | None:
+    """The X.Y of an interpreter binary, read from its (resolved) name or its
+    ``lib/pythonX.Y`` directory, without running it: a gate never executes a
+    program named in a file it checks."""
+    real = os.path.realpath(path)
+    for name in (os.path.basename(real), os.path.basename(path)):
+        found = re.match(r"^python(\d)\.(\d+)$", name)
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    lib = Path(real).parent.parent / "lib"
+    try:
+        versions = [
+            m for m in (re.match(r"^python(\d)\.(\d+)$", p.name) for p in lib.iterdir()) if m
+        ]
+    except OSError:
+        return None
+    if len(versions) == 1:
+        return int(versions[0].group(1)), int(versions[0].group(2))
+    return None
+
+
+# -- matchers, as CLI 2.1.197 applies them -----------------------------------
+
+#: the CLI's legacy tool names (old -> current); a regex matcher is tried on
+#: the tool's name and on each of its old names
+LEGACY_TOOL_NAMES: Mapping[str, str] = {
+    "Task": "Agent",
+    "KillShell": "TaskStop",
+    "KillBash": "TaskStop",
+    "AgentOutputTool": "TaskOutput",
+    "BashOutputTool": "TaskOutput",
+    "AgentOutput": "TaskOutput",
+    "BashOutput": "TaskOutput",
+    "ListPeers": "ListAgents",
+    "Brief": "SendUserMessage",
+    "ListMcpResources": "ListMcpResourcesTool",
+    "ReadMcpResource": "ReadMcpResourceTool",
+    "ReadMcpResourceDir": "ReadMcpResourceDirTool",
+}
+_NAME_LIST = re.compile(r"^[a-zA-Z0-9_|, -]+$")
+
+
+def matcher_matches(matcher: str | None, tool: str) -> bool:
+    """Whether a tool-event matcher group runs for ``tool``.
+
+    CLI 2.1.197: no matcher, ``""`` or ``"*"`` match everything. A matcher made
+    only of letters, digits, ``_``, ``|``, ``,``, space and ``-`` is a list of
+    exact names (old names map to the current ones). Anything else is a
+    JavaScript regular expression, searched (not anchored) in the tool name and
+    in each of its old names; an invalid one matches nothing. Python's ``re``
+    agrees with JavaScript on every pattern a hook matcher plausibly uses."""
+    if not matcher or matcher == "*":
+        return True
+    if _NAME_LIST.match(matcher):
+        names = {n.strip() for n in re.split(r"[|,]", matcher) if n.strip()}
+        return tool in {LEGACY_TOOL_NAMES.get(n, n) for n in names}
+    try:
+        pattern = re.compile(matcher)
+    except re.error:
+        return False
+    old_names = [old for old, new in LEGACY_TOOL_NAMES.items() if new == tool]
+    return any(pattern.search(name) for name in (tool, *old_names))
+
+
+# -- editing a settings document ---------------------------------------------
+
+
+def _group(event: str, command: str) -> dict[str, Any]:
+    group: dict[str, Any] = {}
+    matcher = MATCHERS[event]
+    if matcher is not None:
+        group["matcher"] = matcher
+    group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
+    return group
+
+
+def _chain_index(groups: list[Any]) -> int:
+    """Index of the last group holding the security or model-route hook."""
+    last = -1
+    for i, group in enumerate(groups):
+        items = group.get("hooks", []) if isinstance(group, dict) else []
+        for item in items if isinstance(items, list) else []:
+            if isinstance(item, dict) and role_of(item.get("command")) in (SECURITY, MODEL_ROUTE):
+                last = i
+    return last
+
+
+def _remove_ours(groups: list[Any]) -> bool:
+    """Remove our handlers, and the groups that held nothing else. True if any."""
+    removed = False
+    for group in list(groups):
+        items = group.get("hooks", []) if isinstance(group, dict) else []
+        if not isinstance(items, list):
+            continue
+        keep = [h for h in items if not (isinstance(h, dict) and is_ours(h.get("command")))]
+        if len(keep) != len(items):
+            removed = True
+            if keep:
+                group["hooks"] = keep
+            else:
+                groups.remove(group)
+    return removed
+
+
+def _already_right(groups: list[Any], event: str, command: str) -> bool:
+    mine = [
+        (i, g)
+        for i, g in enumerate(groups)
+        if isinstance(g, dict)
+        and any(is_ours(h.get("command")) for h in g.get("hooks", []) if isinstance(h, dict))
+    ]
+    if len(mine) != 1:
+        return False
+    index, group = mine[0]
+    if group != _group(event, command):
+        return False
+    return event != "PreToolUse" or index > _chain_index(groups)
+
+
+def install_hooks(hooks: dict[str, Any], command: str, events: tuple[str, ...]) -> dict[str, Any]:
+    """A copy of a ``hooks`` mapping with ours registered for exactly ``events``
+    (and removed from every other event of :data:`EVENTS`). PreToolUse goes
+    right after the security and model-route hooks; the rest go last."""
+    new = copy.deepcopy(hooks)
+    for event in EVENTS:
+        if event not in events:
+            groups = new.get(event)
+            if isinstance(groups, list) and _remove_ours(groups) and not groups:
+                del new[event]
+            continue
+        groups = new.setdefault(event, [])
+        if _already_right(groups, event, command):
+            continue
+        _remove_ours(groups)
+        at = _chain_index(groups) + 1 if event == "PreToolUse" else len(groups)
+        groups.insert(at or len(groups), _group(event, command))
+    return new
+
+
+def uninstall_hooks(hooks: dict[str, Any]) -> dict[str, Any]:
+    """A copy of a ``hooks`` mapping without ours; events left empty go too."""
+    new = copy.deepcopy(hooks)
+    for event in list(new):
+        groups = new[event]
+        if isinstance(groups, list) and _remove_ours(groups) and not groups:
+            del new[event]
+    return new
+
+
+def install_doc(doc: dict[str, Any], command: str, events: tuple[str, ...]) -> dict[str, Any]:
+    """A settings document with ours in place. Install no longer writes
+    ``env.MISHKAN_GRAPHIFY_NUDGE`` and removes the one earlier versions wrote:
+    settings ``env`` overrides the user's shell, so a pinned mode defeated the
+    exported off switch (CONTRACTS.md #1); the mode is ``--mode=`` on the command."""
+    new = copy.deepcopy(doc)
+    hooks = new.get("hooks")
+    new["hooks"] = install_hooks(hooks if isinstance(hooks, dict) else {}, command, events)
+    if not new["hooks"] and "hooks" not in doc:
+        del new["hooks"]
+    env = new.get("env")
+    if isinstance(env, dict) and ENV_KEY in env:
+        del env[ENV_KEY]
+        if not env:
+            del new["env"]
+    return new
+
+
+def uninstall_doc(doc: dict[str, Any], original: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A settings document without ours. Containers that only held ours go.
+    ``original`` (the pre-install settings, if known) gives back an env value
+    that an earlier install overwrote or removed."""
+    new = copy.deepcopy(doc)
+    hooks = new.get("hooks")
+    if isinstance(hooks, dict):
+        new["hooks"] = uninstall_hooks(hooks)
+        if not new["hooks"] and hooks:
+            del new["hooks"]
+    before = original.get("env") if isinstance(original, dict) else None
+    env = new.get("env")
+    if isinstance(before, dict) and ENV_KEY in before:
+        new.setdefault("env", {})[ENV_KEY] = before[ENV_KEY]
+    elif isinstance(env, dict) and ENV_KEY in env and original is not None:
+        del env[ENV_KEY]
+        if not env:
+            del new["env"]
+    return new
+
+
+def has_ours(doc: Any) -> bool:
+    return bool(ours(doc.get("hooks") if isinstance(doc, dict) else None))
+
+
+def core(doc: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` without anything install adds or removes, and without empty
+    containers: what must be unchanged for uninstall to give back the backup."""
+    stripped = uninstall_doc(doc)
+    hooks = stripped.get("hooks")
+    if isinstance(hooks, dict):
+        for event in [e for e, groups in hooks.items() if groups == []]:
+            del hooks[event]
+        if not hooks:
+            del stripped["hooks"]
+    env = stripped.get("env")
+    if isinstance(env, dict):
+        env.pop(ENV_KEY, None)
+        if not env:
+            del stripped["env"]
+    return stripped
+
+
+# -- settings scopes ---------------------------------------------------------
+
+#: CLI 2.1.197 on Linux (and WSL without Windows inheritance): managed settings
+#: are /etc/claude-code/managed-settings.json, then managed-settings.d/*.json
+#: (names not starting with ".", sorted), merged in that order
+MANAGED_DIR = Path("/etc/claude-code")
+#: the order the CLI merges scopes in: a later scope's ``env`` key wins, its
+#: hook groups are appended after the earlier ones'
+MERGE_ORDER = ("user", "project", "local", "managed")
+
+
+@dataclass
+class Scope:
+    """One settings file as Claude Code reads it."""
+
+    name: str  # "managed", "user", "project", "local", or "settings" (a file given by hand)
+    path: Path
+    doc: Any = None  # the parsed document; None when the file does not exist
+    error: str | None = None  # why it could not be read
+
+    @property
+    def exists(self) -> bool:
+        return self.doc is not None
+
+    def hooks(self) -> Any:
+        return self.doc.get("hooks") if isinstance(self.doc, dict) else None
+
+    def env(self) -> dict[str, Any]:
+        env = self.doc.get("env") if isinstance(self.doc, dict) else None
+        return env if isinstance(env, dict) else {}
+
+
+def config_dir(environ: Mapping[str, str]) -> Path:
+    """The user's Claude directory: ``$CLAUDE_CONFIG_DIR``, else ``~/.claude``."""
+    configured = environ.get("CLAUDE_CONFIG_DIR")
+    if configured:
+        return Path(configured)
+    home = environ.get("HOME")
+    return (Path(home) if home else Path.home()) / ".claude"
+
+
+def settings_paths(
+    project: Path, user_dir: Path, managed_dir: Path = MANAGED_DIR
+) -> list[tuple[str, Path]]:
+    """Every settings file Claude Code would read for ``project``, in merge order."""
+    paths = [
+        ("user", user_dir / "settings.json"),
+        ("project", project / ".claude" / "settings.json"),
+        ("local", project / ".claude" / "settings.local.json"),
+        ("managed", managed_dir / "managed-settings.json"),
+    ]
+    try:
+        dropins = sorted(
+            p
+            for p in (managed_dir / "managed-settings.d").iterdir()
+            if p.name.endswith(".json") and not p.name.startswith(".")
+        )
+    except OSError:
+        dropins = []
+    paths.extend(("managed", p) for p in dropins)
+    return paths
+
+
+def read_scope(name: str, path: Path) -> Scope:
+    """One scope; a missing file is an empty scope, an unusable one carries
+    ``error``. An unreadable managed file (root-owned, mode 600) is skipped:
+    managed settings are read "where readable"."""
+    from mishkan_core.safe_files import read_regular
+
+    scope = Scope(name, path)
+    try:
+        data = read_regular(path)
+    except PermissionError:
+        if name != "managed":
+            scope.error = f"{path}: permission denied"
+        return scope
+    except OSError as exc:
+        scope.error = f"{path}: cannot read: {exc.strerror or exc}"
+        return scope
+    if data is None:
+        return scope
+    try:
+        doc = json_text.parse(data) if data.strip() else {}
+    except json_text.JsonError as exc:
+        scope.error = f"{path}: {exc}"
+        return scope
+    if not isinstance(doc, dict):
+        scope.error = f"{path}: settings is not a JSON object"
+    else:
+        scope.doc = doc
+    return scope
+
+
+def settings_scopes(project: Path, user_dir: Path, managed_dir: Path = MANAGED_DIR) -> list[Scope]:
+    return [read_scope(name, path) for name, path in settings_paths(project, user_dir, managed_dir)]
+
+
+def merged_env(scopes: list[Scope]) -> dict[str, tuple[Any, Scope]]:
+    """The ``env`` Claude Code ends up with, and which scope set each key.
+    Settings ``env`` is applied over the process environment, so a key set in
+    any scope overrides what the user exported."""
+    order = {name: i for i, name in enumerate(MERGE_ORDER)}
+    merged: dict[str, tuple[Any, Scope]] = {}
+    for scope in sorted(scopes, key=lambda s: order.get(s.name, len(order))):
+        for key, value in scope.env().items():
+            merged[key] = (value, scope)
+    return merged

@@ -1,0 +1,186 @@
+"""A harness read the way Claude Code CLI 2.1.197 reads it.
+
+Claude Code merges settings from four scopes (user ``~/.claude/settings.json``,
+project ``.claude/settings.json``, local ``.claude/settings.local.json``,
+managed ``/etc/claude-code/managed-settings.json`` plus
+``managed-settings.d/*.json`` on Linux; ``claude --settings`` adds one more),
+loads agents from ``.claude/agents/``, from ``~/.claude/agents/`` and from
+every enabled plugin's ``agents/`` (a plugin's agent is named
+``<plugin>:<name>``), and runs hooks from the settings and from each project
+or user agent's frontmatter. Plugin agents' frontmatter ``hooks`` are ignored
+(the CLI logs "sets hooks, which is ignored for plugin agents").
+
+:func:`load` gathers all of that for :mod:`mishkan_core.routing.registration`
+and :mod:`mishkan_core.routing.refresh`. Reading never blocks (a FIFO is
+reported, not opened for a blocking read) and never runs anything.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mishkan_core import agent_file, hook_chain, json_text
+from mishkan_core.hook_chain import Scope
+from mishkan_core.safe_files import read_regular
+
+_MAX_AGENT = 1024 * 1024
+
+
+@dataclass
+class Agent:
+    """One agent definition Claude Code would load."""
+
+    agent_type: str  # what the hook receives: "hizkiah", or "mishkan:hizkiah" from a plugin
+    path: Path
+    source: str  # "project", "user" or "plugin <name>"
+    hooks: dict[str, Any] | None = None  # frontmatter hooks, when readable
+    error: str | None = None
+
+    @property
+    def name(self) -> str:
+        """The bare name, the part the hook's scope test looks at."""
+        return self.agent_type.rpartition(":")[2].lower()
+
+    @property
+    def runs_frontmatter_hooks(self) -> bool:
+        return not self.source.startswith("plugin")
+
+
+@dataclass
+class Harness:
+    project: Path
+    scopes: list[Scope]
+    agents: list[Agent]
+    plugins: list[str] = field(default_factory=list)  # "<name> (<path>)", for messages
+    environ: Mapping[str, str] = field(default_factory=dict)
+
+    def label(self, path: Path) -> str:
+        """A path as the user knows it: project-relative, or ``~``-relative."""
+        try:
+            return path.relative_to(self.project).as_posix()
+        except ValueError:
+            pass
+        home = self.environ.get("HOME")
+        if home:
+            try:
+                return "~/" + path.relative_to(home).as_posix()
+            except ValueError:
+                pass
+        return str(path)
+
+    def scope_label(self, scope: Scope) -> str:
+        return f"{self.label(scope.path)} [{scope.name}]"
+
+    def enabled_plugins(self) -> dict[str, bool]:
+        """``enabledPlugins`` merged across scopes (a later scope's key wins)."""
+        order = {name: i for i, name in enumerate(hook_chain.MERGE_ORDER)}
+        merged: dict[str, bool] = {}
+        for scope in sorted(self.scopes, key=lambda s: order.get(s.name, 2.5)):
+            value = scope.doc.get("enabledPlugins") if isinstance(scope.doc, dict) else None
+            if isinstance(value, dict):
+                merged.update({k: v is True for k, v in value.items() if isinstance(k, str)})
+        return merged
+
+
+def _read_agent(path: Path, agent_type: str, source: str) -> Agent:
+    agent = Agent(agent_type, path, source)
+    try:
+        data = read_regular(path, limit=_MAX_AGENT)
+    except OSError as exc:
+        agent.error = str(exc).split(": ", 1)[-1] if not exc.strerror else exc.strerror
+        return agent
+    text = (data or b"").decode("utf-8", "replace")
+    declared = agent_file.name_of(text)
+    if declared and ":" not in agent_type:
+        agent.agent_type = declared
+    elif declared:
+        agent.agent_type = agent_type.rpartition(":")[0] + ":" + declared
+    try:
+        agent.hooks = agent_file.read_hooks(text)
+    except agent_file.FrontmatterError as exc:
+        agent.error = f"frontmatter hooks: {exc}"
+    return agent
+
+
+def agents_in(directory: Path, source: str, namespace: str = "") -> list[Agent]:
+    """Every ``*.md`` under ``directory`` (a plugin's subdirectories add to
+    its agents' names, as the CLI does: ``<plugin>:<subdir>:<name>``)."""
+    found: list[Agent] = []
+    try:
+        entries = sorted(directory.rglob("*.md"))
+    except OSError:
+        return found
+    for path in entries:
+        if path.is_dir():
+            continue  # a FIFO or device is read (without blocking) and reported
+        if namespace:
+            parts = path.relative_to(directory).with_suffix("").parts
+            agent_type = ":".join((namespace, *parts))
+        else:
+            agent_type = path.stem
+        found.append(_read_agent(path, agent_type, source))
+    return found
+
+
+def _plugin_name(root: Path, fallback: str) -> str:
+    try:
+        data = read_regular(root / ".claude-plugin" / "plugin.json", limit=1024 * 1024)
+        manifest = json_text.parse(data) if data else None
+    except (OSError, json_text.JsonError):
+        manifest = None
+    name = manifest.get("name") if isinstance(manifest, dict) else None
+    return name if isinstance(name, str) and name else fallback
+
+
+def installed_plugins(user_dir: Path, environ: Mapping[str, str]) -> dict[str, list[Path]]:
+    """plugin id ("name@marketplace") -> install paths, from the CLI's
+    ``<plugins dir>/installed_plugins.json`` (version 2)."""
+    cache = environ.get("CLAUDE_CODE_PLUGIN_CACHE_DIR")
+    plugins_dir = Path(cache) if cache else user_dir / "plugins"
+    try:
+        data = read_regular(plugins_dir / "installed_plugins.json", limit=8 * 1024 * 1024)
+        doc = json_text.parse(data) if data else None
+    except (OSError, json_text.JsonError):
+        return {}
+    plugins = doc.get("plugins") if isinstance(doc, dict) else None
+    out: dict[str, list[Path]] = {}
+    for plugin_id, installs in (plugins or {}).items():
+        entries = installs if isinstance(installs, list) else [installs]
+        for entry in entries:
+            path = entry.get("installPath") if isinstance(entry, dict) else None
+            if isinstance(path, str) and path:
+                out.setdefault(plugin_id, []).append(Path(path))
+    return out
+
+
+def load(
+    project: Path,
+    user_dir: Path,
+    managed_dir: Path = hook_chain.MANAGED_DIR,
+    *,
+    plugin_dirs: tuple[Path, ...] = (),
+    flag_settings: Path | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> Harness:
+    environ = dict(os.environ if environ is None else environ)
+    scopes = hook_chain.settings_scopes(project, user_dir, managed_dir)
+    if flag_settings is not None:
+        scopes.insert(3, hook_chain.read_scope("flag", flag_settings))
+    harness = Harness(project, scopes, [], environ=environ)
+    harness.agents += agents_in(project / ".claude" / "agents", "project")
+    harness.agents += agents_in(user_dir / "agents", "user")
+    roots: list[tuple[str, Path]] = []
+    installed = installed_plugins(user_dir, environ)
+    for plugin_id, enabled in sorted(harness.enabled_plugins().items()):
+        if enabled:
+            roots += [(plugin_id.partition("@")[0], path) for path in installed.get(plugin_id, [])]
+    roots += [(path.name, path) for path in plugin_dirs]
+    for fallback, root in roots:
+        name = _plugin_name(root, fallback)
+        harness.plugins.append(f"{name} ({harness.label(root)})")
+        harness.agents += agents_in(root / "agents", f"plugin {name}", namespace=name)
+    return harness

@@ -1,0 +1,159 @@
+"""D-008: does the project's graph have a refresh trigger, and does the
+trigger write where the hook reads?
+
+The trigger is graphify's own git hooks (:mod:`mishkan_core.graph_refresh`);
+the graph location rule is the hook's (CONTRACTS.md #4). The environment the
+hook would see is the checking shell's, overlaid with the settings ``env``
+Claude Code applies; the committing shell is taken to be the checking one.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+from mishkan_core import graph_refresh as gr
+from mishkan_core import hook_chain
+from mishkan_core.routing.check import Violation
+from mishkan_core.routing.harness import Harness
+
+RULE = "graph-refresh"
+
+
+def hook_environ(harness: Harness) -> dict[str, str]:
+    """The environment the hook runs with: the shell's, then settings ``env``."""
+    env = dict(harness.environ)
+    for key, (value, _scope) in hook_chain.merged_env(harness.scopes).items():
+        if isinstance(value, (str, int, float)):
+            env[key] = str(value)
+    return env
+
+
+def check(harness: Harness) -> list[Violation]:
+    return list(_trigger(harness)) + list(_graphs(harness))
+
+
+def _trigger(harness: Harness) -> Iterator[Violation]:
+    project = harness.project
+    hooks = gr.git_hooks(project)
+    install = gr.hook_install_line(project, gr.out_dir_for(project, hook_environ(harness)))
+    if hooks.directory is None:
+        yield Violation(
+            "D-008",
+            RULE,
+            harness.label(project),
+            f"cannot find the git hooks directory ({hooks.problem}): nothing refreshes the graph",
+            fix="run the check inside the project's git repository",
+        )
+        return
+    shown = harness.label(hooks.directory)
+    if hooks.linked_worktree:
+        yield Violation(
+            "D-008",
+            RULE,
+            harness.label(project),
+            "this checkout is a linked worktree: graphify's hooks skip rebuilds here (they "
+            "refresh the primary checkout only), so this graph goes stale",
+            fix="run `graphify update .` here after commits, or point MISHKAN_GRAPHIFY_GRAPH "
+            "at the primary checkout's graph",
+        )
+    missing = [name for name, present in hooks.installed.items() if not present]
+    if "post-commit" in missing:
+        elsewhere = (
+            gr.markers_in(hooks.builtin)
+            if hooks.builtin is not None and hooks.builtin != hooks.directory
+            else []
+        )
+        if elsewhere:
+            builtin = harness.label(hooks.builtin or project)
+            yield Violation(
+                "D-008",
+                RULE,
+                builtin,
+                f"graphify's hooks ({', '.join(elsewhere)}) are in {builtin}, but "
+                f"core.hooksPath makes git run {shown}: they never fire",
+                fix=f"`git config --unset core.hooksPath`, or reinstall them: {install}",
+            )
+        else:
+            yield Violation(
+                "D-008",
+                RULE,
+                shown,
+                "the graph has no refresh trigger: graphify's post-commit hook is not "
+                "installed, so every commit leaves the graph staler",
+                fix=f"{install} (D-008: a human runs it)",
+            )
+    elif missing:
+        yield Violation(
+            "D-008",
+            RULE,
+            shown,
+            f"graphify's {', '.join(missing)} hook(s) are missing: branch switches, merges or "
+            "rebases leave the graph stale",
+            fix=install,
+        )
+    for name in hooks.not_executable:
+        yield Violation(
+            "D-008",
+            RULE,
+            f"{shown}/{name}",
+            "graphify's hook is not executable: git skips it",
+            fix=f"chmod +x {hooks.directory / name}",
+        )
+
+
+def _graphs(harness: Harness) -> Iterator[Violation]:
+    env = hook_environ(harness)
+    project = harness.project
+    graphs = gr.existing_graphs(env, project)
+    if len(graphs) > 1:
+        newest, mtime = graphs[0]
+        others = ", ".join(f"{harness.label(p)} ({_age(m, mtime)} older)" for p, m in graphs[1:])
+        yield Violation(
+            "D-008",
+            RULE,
+            harness.label(project),
+            f"two graphs at once: the hook reads the newest, {harness.label(newest)}, and "
+            f"ignores {others}; one writer per store (D-008) means one graph",
+            fix="delete the stale one, and commit from shells that export the GRAPHIFY_OUT "
+            "of the one you keep",
+        )
+    # where graphify's hooks write: $GRAPHIFY_OUT of the committing shell (this one),
+    # and what `graphify hook install` recorded for its merge driver
+    outs = {(harness.environ.get("GRAPHIFY_OUT") or "").strip() or gr.DEFAULT_OUT}
+    recorded = gr.merge_attr_out(project)
+    if recorded:
+        outs.add(recorded)
+    read = {os.path.normpath(str(p)) for p in gr.graph_candidates(env, project)}
+    for out in sorted(outs):
+        target = Path(out) if os.path.isabs(out) else project / out
+        written = os.path.normpath(str(target / "graph.json"))
+        if written not in read:
+            pinned = env.get("MISHKAN_GRAPHIFY_GRAPH")
+            why = (
+                f"MISHKAN_GRAPHIFY_GRAPH={pinned} makes it the hook's only graph"
+                if pinned
+                else "it is not one of the hook's candidates"
+            )
+            yield Violation(
+                "D-008",
+                RULE,
+                harness.label(project),
+                f"graphify's refresh hooks write {harness.label(Path(written))} but the hook "
+                f"reads {', '.join(harness.label(Path(p)) for p in sorted(read))} ({why}): "
+                "refreshed graphs are never seen",
+                fix="give the hook and the committing shell the same GRAPHIFY_OUT, or unset "
+                "MISHKAN_GRAPHIFY_GRAPH",
+            )
+
+
+def _age(mtime: float, newest: float) -> str:
+    seconds = max(0.0, newest - mtime)
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 172800:
+        return f"{seconds / 3600:.0f} h"
+    return f"{seconds / 86400:.0f} days"

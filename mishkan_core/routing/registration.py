@@ -1,0 +1,575 @@
+"""D-009: is graphify-nudge registered so that it runs, once, fast, for the
+right calls, and can be turned off? Checked across every settings scope and
+agent file of a :class:`~mishkan_core.routing.harness.Harness`.
+
+Every finding names the file and its scope, the JSON path inside it, and the
+fix. The chain model (what is ours, roles, matchers, the command) is
+:mod:`mishkan_core.hook_chain`; nothing here re-derives it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from mishkan_core import hook_chain as hc
+from mishkan_core.hook_chain import Handler, Scope
+from mishkan_core.routing.check import Violation
+from mishkan_core.routing.harness import Agent, Harness
+
+INSTALL = "rerun `mishkan install`"
+
+
+def _install(options: str) -> str:
+    return f"rerun `mishkan install {options}`"
+
+
+#: the tools whose PreToolUse the hook classifies, and one graphify MCP tool
+TRIGGER_TOOLS = ("Read", "Grep", "Bash")
+LOOKUP_TOOLS = ("Bash", "mcp__graphify__query_graph")
+#: graphify 0.9.96 `claude install`: the section it writes into CLAUDE.md
+GRAPHIFY_CLAUDE_MD = re.compile(
+    r"^## graphify\s*\n+This project has a knowledge graph", re.MULTILINE
+)
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a handler is registered: a settings scope or an agent file."""
+
+    file: str  # "<path> [scope]" or "<path> [agent hizkiah]"
+    handler: Handler
+    scope: Scope | None = None
+    agent: Agent | None = None
+
+    def violation(self, invariant: str, rule: str, value: str, fix: str) -> Violation:
+        where = self.handler.path if self.agent is None else f"frontmatter {self.handler.path}"
+        return Violation(invariant, rule, self.file, value, where, fix)
+
+
+def _sites(harness: Harness) -> Iterator[Site]:
+    for scope in harness.scopes:
+        for handler in hc.handlers(scope.hooks()):
+            yield Site(harness.scope_label(scope), handler, scope=scope)
+    for agent in harness.agents:
+        kind = "agent" if agent.runs_frontmatter_hooks else f"{agent.source} agent"
+        for handler in hc.handlers(agent.hooks):
+            yield Site(
+                f"{harness.label(agent.path)} [{kind} {agent.agent_type}]", handler, agent=agent
+            )
+
+
+def check(harness: Harness, expected_agents: tuple[str, ...]) -> list[Violation]:
+    sites = list(_sites(harness))
+    out: list[Violation] = []
+    out += _scopes_unreadable(harness)
+    out += _hooks_switched_off(harness, sites)
+    out += _registration(harness, sites, expected_agents)
+    out += _matchers(sites)
+    out += _duplicates(sites)
+    out += _modes(harness, sites)
+    out += _interpreters(harness, sites)
+    out += _chain_order(harness)
+    out += _chain_files(harness, sites)
+    out += _graphify_hooks(harness, sites)
+    return out
+
+
+def _ours(sites: list[Site]) -> list[Site]:
+    return [s for s in sites if hc.is_ours(s.handler.command)]
+
+
+def _scopes_unreadable(harness: Harness) -> Iterator[Violation]:
+    for agent in harness.agents:
+        if agent.error:
+            yield Violation(
+                "D-009",
+                "hook-registration",
+                harness.label(agent.path),
+                f"cannot read this agent file: {agent.error}",
+                fix="write hooks: as block YAML, or register in settings with "
+                "`mishkan install --scope project`",
+            )
+
+
+def _hooks_switched_off(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    managed_only = any(
+        s.name == "managed"
+        and isinstance(s.doc, dict)
+        and s.doc.get("allowManagedHooksOnly") is True
+        for s in harness.scopes
+    )
+    for scope in harness.scopes:
+        if isinstance(scope.doc, dict) and scope.doc.get("disableAllHooks") is True:
+            who = "every hook" if scope.name == "managed" else "every hook outside managed settings"
+            yield Violation(
+                "D-009",
+                "hook-registration",
+                harness.scope_label(scope),
+                f"disableAllHooks is true: {who}, graphify-nudge included, never runs",
+                "disableAllHooks",
+                "remove disableAllHooks; to turn only the nudge off, export "
+                "MISHKAN_GRAPHIFY_NUDGE=off",
+            )
+    if managed_only and not any(
+        s.scope is not None and s.scope.name == "managed" for s in _ours(sites)
+    ):
+        yield Violation(
+            "D-009",
+            "hook-registration",
+            "managed settings",
+            "allowManagedHooksOnly is true and graphify-nudge is not in managed settings: "
+            "Claude Code ignores every other registration",
+            "allowManagedHooksOnly",
+            "register the hook in managed settings, or drop allowManagedHooksOnly",
+        )
+
+
+def _registration(
+    harness: Harness, sites: list[Site], expected: tuple[str, ...]
+) -> Iterator[Violation]:
+    ours = _ours(sites)
+    in_settings = {s.handler.event for s in ours if s.scope is not None}
+    if not ours:
+        present = {s.handler.role for s in sites if s.scope is not None} & {
+            hc.SECURITY,
+            hc.MODEL_ROUTE,
+        }
+        missing = [r for r in (hc.SECURITY, hc.MODEL_ROUTE) if r not in present]
+        chain = f"; nor are {' and '.join(missing)}" if missing else ""
+        files = (
+            ", ".join(harness.scope_label(s) for s in harness.scopes if s.exists)
+            or "no settings file"
+        )
+        yield Violation(
+            "D-009",
+            "hook-registration",
+            files,
+            f"graphify-nudge is not registered in any settings scope or agent file{chain}: "
+            "the D-009 gate checks nothing",
+            fix="run `mishkan install` (or `mishkan install --scope agents`)",
+        )
+        return
+    if "SessionStart" not in in_settings:
+        yield Violation(
+            "D-009",
+            "hook-registration",
+            _project_label(harness),
+            "no SessionStart registration in settings: sessions with the hook off go unrecorded",
+            "hooks.SessionStart",
+            INSTALL,
+        )
+    agents = {a.name: a for a in harness.agents if a.runs_frontmatter_hooks}
+    for event in hc.TOOL_EVENTS:
+        if event in in_settings:
+            for site in ours:
+                if (
+                    site.agent is not None
+                    and site.agent.runs_frontmatter_hooks
+                    and site.handler.event == event
+                ):
+                    yield site.violation(
+                        "D-009",
+                        "hook-registration",
+                        f"{event} is registered both in settings and in this agent's "
+                        "frontmatter: each of its calls starts the hook twice",
+                        "keep one: `mishkan install --scope project` or `--scope agents`",
+                    )
+            continue
+        lacking = [
+            name
+            for name in expected
+            if not any(
+                s.agent is not None and s.agent.name == name and s.handler.event == event
+                for s in ours
+            )
+        ]
+        if len(lacking) == len(expected):
+            yield Violation(
+                "D-009",
+                "hook-registration",
+                _project_label(harness),
+                f"graphify-nudge has no {event} registration in settings or in any in-scope "
+                f"agent's frontmatter{_why(event)}",
+                f"hooks.{event}",
+                INSTALL,
+            )
+            continue
+        for name in lacking:
+            agent = agents.get(name)
+            yield Violation(
+                "D-009",
+                "hook-registration",
+                harness.label(agent.path) if agent else f".claude/agents/{name}.md",
+                f"in-scope agent {name!r} lacks {event} in its frontmatter hooks{_why(event)}",
+                f"frontmatter hooks.{event}",
+                "rerun `mishkan install --scope agents`",
+            )
+    for site in ours:
+        if site.agent is not None and not site.agent.runs_frontmatter_hooks:
+            yield site.violation(
+                "D-009",
+                "hook-registration",
+                "Claude Code ignores hooks in a plugin agent's frontmatter (CLI 2.1.197: "
+                "'sets hooks, which is ignored for plugin agents'): this never runs",
+                "register in settings: `mishkan install --scope project`",
+            )
+
+
+def _why(event: str) -> str:
+    return {
+        "PreToolUse": ": no call is ever classified or nudged",
+        "PostToolUse": ": the hook never learns what a lookup named, and re-nudges after it",
+        "PostToolUseFailure": ": a lookup that exits non-zero (an ambiguous name) is never "
+        "recorded, and the agent is nudged again right after complying",
+    }.get(event, "")
+
+
+def _project_label(harness: Harness) -> str:
+    project = next((s for s in harness.scopes if s.name in ("project", "settings")), None)
+    return harness.scope_label(project) if project else str(harness.project)
+
+
+def _matchers(sites: list[Site]) -> Iterator[Violation]:
+    for site in _ours(sites):
+        event, matcher = site.handler.event, site.handler.matcher
+        wanted = f"matcher {hc.MATCHERS.get(event)!r} ({INSTALL})"
+        problem = None
+        if event == "PreToolUse":
+            missed = [t for t in TRIGGER_TOOLS if not hc.matcher_matches(matcher, t)]
+            if missed:
+                problem = f"misses {', '.join(missed)} calls, the ones the hook advises on"
+            elif matcher not in (None, "", "*", ".*"):
+                problem = "hides calls from the conformance metrics, which count every call"
+        elif event in ("PostToolUse", "PostToolUseFailure"):
+            missed = [t for t in LOOKUP_TOOLS if not hc.matcher_matches(matcher, t)]
+            if missed:
+                problem = f"misses {', '.join(missed)}: lookups' results never reach the hook"
+            elif hc.matcher_matches(matcher, "Read") or hc.matcher_matches(matcher, "TaskOutput"):
+                problem = (
+                    "starts an interpreter after every such call; the hook reads only Bash "
+                    "and graphify MCP results"
+                )
+        elif event == "SessionStart" and not hc.matcher_matches(matcher, "startup"):
+            problem, wanted = "skips new sessions ('startup')", f"no matcher ({INSTALL})"
+        if problem is not None:
+            yield site.violation(
+                "D-009", "hook-registration", f"{event} matcher {matcher!r} {problem}", wanted
+            )
+
+
+def _duplicates(sites: list[Site]) -> Iterator[Violation]:
+    by_place: dict[tuple[str, str], list[Site]] = {}
+    for site in _ours(sites):
+        where = (
+            "settings"
+            if site.scope is not None
+            else f"agent {site.agent.agent_type if site.agent else ''}"
+        )
+        by_place.setdefault((site.handler.event, where), []).append(site)
+    for (event, _where), found in by_place.items():
+        if len(found) < 2:
+            continue
+        first = found[0]
+        for extra in found[1:]:
+            same = extra.handler.command == first.handler.command
+            effect = (
+                "Claude Code runs identical commands once, but the copies drift apart on "
+                "the next install"
+                if same
+                else "a different command: the hook runs twice per call, two nudges, two "
+                "telemetry lines"
+            )
+            yield extra.violation(
+                "D-009",
+                "hook-registration",
+                f"graphify-nudge is registered for {event} again (first at "
+                f"{first.file} {first.handler.path}); {effect}",
+                "delete this entry; install writes exactly one",
+            )
+
+
+# -- the mode ----------------------------------------------------------------
+
+
+def _modes(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    for scope in harness.scopes:
+        value = scope.env().get(hc.ENV_KEY)
+        if value is None:
+            continue
+        where = f"env.{hc.ENV_KEY}"
+        if not isinstance(value, str) or value.strip().lower() not in hc.MODES:
+            yield Violation(
+                "D-009",
+                "hook-mode",
+                harness.scope_label(scope),
+                f"{value!r} is not a mode ({', '.join(hc.MODES)}); the hook runs as telemetry",
+                where,
+                "use one of " + ", ".join(hc.MODES),
+            )
+        if scope.name in ("project", "managed", "settings"):
+            yield Violation(
+                "D-009",
+                "hook-mode",
+                harness.scope_label(scope),
+                f"pins the mode to {value!r} for everyone: settings env overrides the "
+                "shell, so an exported MISHKAN_GRAPHIFY_NUDGE=off can no longer turn the "
+                "hook off (the ADR's session off switch)",
+                where,
+                "delete it and set the default with `mishkan install --mode <mode>` "
+                "(it goes on the command as --mode=)",
+            )
+    exported = harness.environ.get(hc.ENV_KEY)
+    if exported and exported.strip().lower() not in hc.MODES:
+        yield Violation(
+            "D-009",
+            "hook-mode",
+            "the environment",
+            f"exported {hc.ENV_KEY}={exported!r} is not a mode; the hook runs as telemetry, "
+            "whatever install chose",
+            fix=f"export {hc.ENV_KEY}=off (or unset it)",
+        )
+    for site in _first_per_command(sites):
+        try:
+            mode = hc.parse_command(site.handler.command or "").mode
+        except ValueError:
+            continue
+        if mode is not None and mode not in hc.MODES:
+            yield site.violation(
+                "D-009",
+                "hook-mode",
+                f"--mode={mode} is not a mode ({', '.join(hc.MODES)}); the hook runs as telemetry",
+                "`mishkan install --mode <mode>`",
+            )
+
+
+# -- the interpreter ---------------------------------------------------------
+
+
+def _first_per_command(sites: list[Site]) -> list[Site]:
+    """One site per distinct command in each file: a bad interpreter is one
+    mistake, however many events repeat it."""
+    seen: set[tuple[str, str | None]] = set()
+    out = []
+    for site in _ours(sites):
+        key = (site.file, site.handler.command)
+        if key not in seen:
+            seen.add(key)
+            out.append(site)
+    return out
+
+
+def _interpreters(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    for site in _first_per_command(sites):
+        text = site.handler.command or ""
+        try:
+            command = hc.parse_command(text)
+        except ValueError as exc:
+            yield site.violation(
+                "D-009", "hook-interpreter", f"cannot parse the command: {exc}", INSTALL
+            )
+            continue
+        if command.form == "script":
+            yield site.violation(
+                "D-009",
+                "hook-interpreter",
+                f"runs the hook as a script ({command.script}): no cached bytecode, 2.2-2.5x "
+                "a bare interpreter start on every call",
+                f"{INSTALL} (the import registration loads the precompiled .pyc)",
+            )
+            continue
+        if command.form != "import":
+            yield site.violation(
+                "D-009",
+                "hook-interpreter",
+                "does not run the hook the way install registers it",
+                INSTALL,
+            )
+            continue
+        program = hc.expand(command.program, harness.project)
+        if not os.path.isabs(program):
+            yield site.violation(
+                "D-009",
+                "hook-interpreter",
+                f"interpreter {command.program!r} is not an absolute path: a PATH lookup that "
+                "may land on a shim (~50 ms a call, the whole D-009 budget) or another Python",
+                _install("--python /abs/path/to/python3"),
+            )
+        elif hc.is_shim(program):
+            yield site.violation(
+                "D-009",
+                "hook-interpreter",
+                f"interpreter {command.program} is a shim (a shell script: ~50 ms a call, "
+                "the version chosen per directory)",
+                _install('--python "$(pyenv which python3)"'),
+            )
+        else:
+            yield from _compiled_for(harness, site, command, program)
+        if not command.isolated:
+            yield site.violation(
+                "D-009",
+                "hook-interpreter",
+                "runs without -I -S: site-packages and .pth files load on every call",
+                INSTALL,
+            )
+
+
+def _compiled_for(
+    harness: Harness, site: Site, command: hc.Command, program: str
+) -> Iterator[Violation]:
+    if command.hooks_dir is None:
+        return
+    cache = Path(hc.expand(command.hooks_dir, harness.project)) / "__pycache__"
+    try:
+        tags = sorted(
+            p.name.split(".")[1]
+            for p in cache.iterdir()
+            if p.name.startswith(f"{hc.HOOK_MODULE}.") and p.name.endswith(".pyc")
+        )
+    except OSError:
+        tags = []
+    version = hc.python_version_of(program)
+    if (
+        version is None
+        or not (Path(hc.expand(command.hooks_dir, harness.project)) / hc.HOOK_FILE).exists()
+    ):
+        return
+    wanted = f"cpython-{version[0]}{version[1]}"
+    if wanted not in tags:
+        compiled = ", ".join(tags) or "nothing"
+        yield site.violation(
+            "D-009",
+            "hook-interpreter",
+            f"interpreter is Python {version[0]}.{version[1]} but install compiled "
+            f"{compiled} in {harness.label(cache)}: the hook is compiled on every call",
+            _install(f"--python {program}"),
+        )
+
+
+# -- the chain ---------------------------------------------------------------
+
+
+def _chain_order(harness: Harness) -> Iterator[Violation]:
+    """D-009 Integration: security -> model-route -> graphify-nudge, over the
+    PreToolUse groups in the order Claude Code merges the scopes."""
+    order: list[tuple[str, str]] = []
+    for scope in sorted(
+        harness.scopes,
+        key=lambda s: hc.MERGE_ORDER.index(s.name) if s.name in hc.MERGE_ORDER else 2.5,
+    ):
+        for handler in hc.handlers(scope.hooks(), ("PreToolUse",)):
+            role = handler.role
+            if role in hc.CHAIN and role not in (r for r, _ in order):
+                order.append((role, f"{harness.scope_label(scope)} {handler.path}"))
+    roles = [r for r, _ in order]
+    expected = [r for r in hc.CHAIN if r in roles]
+    if roles != expected:
+        yield Violation(
+            "D-009",
+            "hook-chain",
+            _project_label(harness),
+            f"PreToolUse order is {' -> '.join(roles)}; expected {' -> '.join(expected)} "
+            f"({', '.join(f'{r} at {loc}' for r, loc in order)})",
+            fix="run `mishkan install` (it places the nudge after security and model-route)",
+        )
+
+
+_INTERPRETER = re.compile(
+    r"^(python[0-9.]*|pypy[0-9.]*|bash|sh|dash|zsh|node|nodejs|bun|deno|ruby|perl|uv)$"
+)
+
+
+def command_files(command: str, project: Path) -> list[str]:
+    """The files a hook command needs: its program (when given as a path) and
+    its script. Raises ValueError when the command cannot be split."""
+    import shlex
+
+    words = [hc.expand(w, project) for w in shlex.split(command)]
+    while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] == "env"):
+        words.pop(0)
+    if not words:
+        return []
+    program, rest = words[0], words[1:]
+    files: list[str] = []
+    if "/" in program:
+        files.append(program)
+    if "-c" in rest:
+        code_at = rest.index("-c") + 1
+        code = rest[code_at] if code_at < len(rest) else ""
+        operands = [w for w in rest[code_at + 1 :] if not w.startswith("--mode=")]
+        if hc.HOOK_MODULE in code and operands:
+            files.append(os.path.join(operands[0], hc.HOOK_FILE))
+        return files
+    if _INTERPRETER.match(os.path.basename(program)):
+        for word in rest:
+            if word == "-m":
+                break
+            if word.startswith("-"):
+                continue
+            files.append(word)
+            break
+    return files
+
+
+def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    for site in sites:
+        role = site.handler.role
+        if role not in hc.CHAIN or (site.handler.event != "PreToolUse" and role != hc.NUDGE):
+            continue
+        try:
+            files = command_files(site.handler.command or "", harness.project)
+        except ValueError as exc:
+            yield site.violation(
+                "D-009", "hook-chain", f"cannot parse command: {exc}", "fix its shell quoting"
+            )
+            continue
+        for path in files:
+            candidate = Path(path) if os.path.isabs(path) else harness.project / path
+            if not candidate.exists():
+                yield site.violation(
+                    "D-009",
+                    "hook-chain",
+                    f"no such file {path}",
+                    f"restore it, or {INSTALL}" if role == hc.NUDGE else "restore it",
+                )
+
+
+# -- graphify's own Claude integration ----------------------------------------
+
+
+def _graphify_hooks(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    for site in sites:
+        if site.handler.role == hc.GRAPHIFY_GUARD:
+            in_project = site.scope is not None and site.scope.name in ("project", "local")
+            yield site.violation(
+                "D-009",
+                "graphify-hooks",
+                f"graphify's own hook ({site.handler.command}) nudges every agent, not D-009's "
+                "five, and its hook-guard costs 7-8x a bare interpreter start per call",
+                "`graphify claude uninstall` in the project"
+                if in_project
+                else "delete this entry (`graphify claude uninstall` cleans only a project)",
+            )
+    from mishkan_core.safe_files import read_regular
+
+    for path in (harness.project / "CLAUDE.md", harness.project / ".claude" / "CLAUDE.md"):
+        try:
+            data = read_regular(path, limit=8 * 1024 * 1024)
+        except OSError:
+            continue
+        text = (data or b"").decode("utf-8", "replace")
+        found = GRAPHIFY_CLAUDE_MD.search(text)
+        if found:
+            line = text.count("\n", 0, found.start()) + 1
+            yield Violation(
+                "D-009",
+                "graphify-hooks",
+                harness.label(path),
+                "graphify's CLAUDE.md section tells every agent, the main thread included, "
+                "to consult the graph: D-009 scopes that advice to five agents",
+                f"line {line}",
+                "remove the '## graphify' section (`graphify claude uninstall`)",
+            )

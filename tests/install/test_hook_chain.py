@@ -1,0 +1,208 @@
+"""``mishkan_core.hook_chain``: the one model of the hook chain."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mishkan_core import hook_chain as hc
+
+IMPORT_FORM = hc.hook_command(
+    "/opt/py/bin/python3.11", Path("/p/payload/mishkan/hooks"), Path("/p"), "advise"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "role"),
+    [
+        (IMPORT_FORM, hc.NUDGE),
+        ("python3 payload/mishkan/hooks/graphify_nudge.py", hc.NUDGE),
+        ('"$CLAUDE_PROJECT_DIR"/hooks/pre-tool-graphify-nudge.py', hc.NUDGE),
+        ("/home/u/.local/bin/graphify hook-guard search", hc.GRAPHIFY_GUARD),
+        ("graphify hook-guard read --strict", hc.GRAPHIFY_GUARD),
+        ("graphify hook-check", hc.GRAPHIFY_GUARD),
+        ("[ -f graphify-out/graph.json ] && echo 'graphify: ...'", hc.GRAPHIFY_GUARD),
+        ('"$CLAUDE_PROJECT_DIR"/payload/mishkan/hooks/pre-tool-security.sh', hc.SECURITY),
+        ("python3 hooks/model-route.py", hc.MODEL_ROUTE),
+        ("/opt/graphify-tools/lint.sh", None),  # graphify in a path is not graphify's hook
+        ("echo hi", None),
+    ],
+)
+def test_roles(command: str, role: str | None) -> None:
+    assert hc.role_of(command) == role
+    assert hc.is_ours(command) is (role == hc.NUDGE)
+
+
+def test_command_round_trip() -> None:
+    parsed = hc.parse_command(IMPORT_FORM)
+    assert parsed.form == "import" and parsed.mode == "advise" and parsed.isolated
+    assert parsed.program == "/opt/py/bin/python3.11"
+    assert parsed.hooks_dir == "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"
+    assert hc.expand(parsed.hooks_dir, Path("/work/p")) == "/work/p/payload/mishkan/hooks"
+    script = hc.parse_command("FOO=1 python3 -u payload/graphify_nudge.py")
+    assert (script.form, script.script, script.mode, script.isolated) == (
+        "script",
+        "payload/graphify_nudge.py",
+        None,
+        False,
+    )
+    with pytest.raises(ValueError):
+        hc.parse_command("python3 'unterminated")
+
+
+def test_hooks_dir_outside_and_odd_names_are_quoted() -> None:
+    outside = hc.hook_command("/py", Path("/shared hooks"), Path("/p"), "off")
+    assert outside.endswith(" '/shared hooks' --mode=off")
+    odd = hc.hook_command("/py", Path('/p/a "b'), Path("/p"), "telemetry")
+    assert hc.expand(hc.parse_command(odd).hooks_dir or "", Path("/p")) == '/p/a "b'
+
+
+# -- matchers: the semantics of CLI 2.1.197, verified end to end in
+#    tests/e2e/test_e2e_registration.py::test_matcher_semantics
+
+
+@pytest.mark.parametrize(
+    ("matcher", "tool", "matches"),
+    [
+        (None, "Read", True),
+        ("", "Read", True),
+        ("*", "mcp__x__y", True),
+        ("Bash", "Bash", True),
+        ("Bas", "Bash", False),  # a plain name list compares exact names
+        ("Read|Grep", "Grep", True),
+        ("Read, Grep", "Grep", True),  # commas and spaces too, for tool events
+        ("Task", "Agent", True),  # an old name means the current tool
+        ("Ba.h", "Bash", True),  # anything else is a regex...
+        ("a.h", "Bash", True),  # ...searched, not anchored
+        ("Bash|mcp__.*", "TaskOutput", True),  # via its old name BashOutput
+        ("Bash|mcp__.*", "TaskStop", True),  # via KillBash
+        (hc.LOOKUP_MATCHER, "Bash", True),
+        (hc.LOOKUP_MATCHER, "mcp__graphify__query_graph", True),
+        (hc.LOOKUP_MATCHER, "mcp__plugin_x_Graphify__get_node", True),
+        (hc.LOOKUP_MATCHER, "TaskOutput", False),
+        (hc.LOOKUP_MATCHER, "TaskStop", False),
+        (hc.LOOKUP_MATCHER, "Read", False),
+        (hc.LOOKUP_MATCHER, "mcp__cognee__search", False),
+        ("mcp__graphify", "mcp__graphify__query_graph", False),  # exact: matches no tool
+        ("(unclosed", "Bash", False),  # an invalid regex matches nothing
+    ],
+)
+def test_matcher_semantics(matcher: str | None, tool: str, matches: bool) -> None:
+    assert hc.matcher_matches(matcher, tool) is matches
+
+
+# -- editing
+
+
+def _doc() -> dict[str, object]:
+    security = {"type": "command", "command": "hooks/pre-tool-security.sh"}
+    route = {"type": "command", "command": "python3 hooks/model-route.py"}
+    return {
+        "hooks": {
+            "PreToolUse": [
+                {"matcher": "Bash", "hooks": [security]},
+                {"matcher": "Task", "hooks": [route]},
+                {"matcher": "Edit", "hooks": [{"type": "command", "command": "fmt.sh"}]},
+            ]
+        }
+    }
+
+
+def test_install_places_pre_after_the_chain_and_is_idempotent() -> None:
+    doc = hc.install_doc(_doc(), IMPORT_FORM, hc.EVENTS)
+    pre = doc["hooks"]["PreToolUse"]
+    assert [hc.role_of(g["hooks"][0]["command"]) for g in pre] == [
+        hc.SECURITY,
+        hc.MODEL_ROUTE,
+        hc.NUDGE,
+        None,
+    ]
+    assert hc.install_doc(doc, IMPORT_FORM, hc.EVENTS) == doc
+    assert hc.uninstall_doc(doc) == _doc()
+    assert {h.event for h in hc.ours(doc["hooks"])} == set(hc.EVENTS)
+
+
+def test_install_for_fewer_events_moves_the_rest_out() -> None:
+    everywhere = hc.install_doc(_doc(), IMPORT_FORM, hc.EVENTS)
+    session_only = hc.install_doc(everywhere, IMPORT_FORM, ("SessionStart",))
+    assert [h.event for h in hc.ours(session_only["hooks"])] == ["SessionStart"]
+    assert session_only["hooks"]["PreToolUse"] == _doc()["hooks"]["PreToolUse"]  # type: ignore[index]
+
+
+def test_handlers_skip_what_is_malformed() -> None:
+    hooks = {
+        "PreToolUse": [
+            "junk",
+            {"matcher": 3, "hooks": [None, {"type": "prompt", "prompt": "x"}, {"command": "a"}]},
+        ],
+        "Stop": {"not": "a list"},
+    }
+    found = list(hc.handlers(hooks))
+    assert [(h.path, h.matcher, h.command) for h in found] == [
+        ("hooks.PreToolUse[1].hooks[1]", None, None),
+        ("hooks.PreToolUse[1].hooks[2]", None, "a"),
+    ]
+
+
+# -- scopes
+
+
+def test_scopes_and_merge_order(tmp_path: Path) -> None:
+    project, user, managed = tmp_path / "p", tmp_path / "u", tmp_path / "etc"
+    for path, env in (
+        (user / "settings.json", {"A": "user", "B": "user"}),
+        (project / ".claude" / "settings.json", {"A": "project"}),
+        (project / ".claude" / "settings.local.json", {"B": "local"}),
+        (managed / "managed-settings.json", {"C": "managed"}),
+        (managed / "managed-settings.d" / "20-b.json", {"C": "dropin-b"}),
+        (managed / "managed-settings.d" / "10-a.json", {"D": "dropin-a"}),
+        (managed / "managed-settings.d" / ".hidden.json", {"D": "hidden"}),
+    ):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"env": env}))
+    scopes = hc.settings_scopes(project, user, managed)
+    assert [(s.name, s.path.name) for s in scopes] == [
+        ("user", "settings.json"),
+        ("project", "settings.json"),
+        ("local", "settings.local.json"),
+        ("managed", "managed-settings.json"),
+        ("managed", "10-a.json"),
+        ("managed", "20-b.json"),
+    ]
+    merged = {k: (v, s.name) for k, (v, s) in hc.merged_env(scopes).items()}
+    assert merged == {
+        "A": ("project", "project"),
+        "B": ("local", "local"),
+        "C": ("dropin-b", "managed"),
+        "D": ("dropin-a", "managed"),
+    }
+
+
+def test_a_bad_scope_carries_its_error(tmp_path: Path) -> None:
+    bad = tmp_path / "settings.json"
+    bad.write_text("[" * 100 + "]" * 100)
+    scope = hc.read_scope("project", bad)
+    assert scope.doc is None and scope.error is not None and "nests deeper" in scope.error
+    assert hc.read_scope("user", tmp_path / "missing.json").error is None
+
+
+def test_config_dir() -> None:
+    assert hc.config_dir({"CLAUDE_CONFIG_DIR": "/c"}) == Path("/c")
+    assert hc.config_dir({"HOME": "/h"}) == Path("/h/.claude")
+
+
+def test_python_version_of(tmp_path: Path) -> None:
+    binary = tmp_path / "bin" / "python3.12"
+    binary.parent.mkdir()
+    binary.write_bytes(b"\x7fELF")
+    assert hc.python_version_of(str(binary)) == (3, 12)
+    link = tmp_path / "bin" / "python3"
+    link.symlink_to("python3.12")
+    assert hc.python_version_of(str(link)) == (3, 12)
+    plain = tmp_path / "venv" / "bin" / "python"
+    plain.parent.mkdir(parents=True)
+    plain.write_bytes(b"\x7fELF")
+    (tmp_path / "venv" / "lib" / "python3.10").mkdir(parents=True)
+    assert hc.python_version_of(str(plain)) == (3, 10)

@@ -1,0 +1,162 @@
+"""``routing check`` on hostile input (issue 11, items 4, 9, 14 and 15).
+
+A FIFO, a device, deep nesting or a value no tool accepts, in any file the
+gate reads, is one line on stderr and exit 2, never a traceback, never a
+hang, never the exit code of "findings". A gate that would pass on nothing,
+or on a hook that exits while loading, fails instead.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.routing._cli import run_cli
+
+FILE_OPTIONS = ("--settings", "--mcp", "--compose-json", "--matrix", "--hook")
+
+
+def _check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    return run_cli("mishkan_core.routing", ["check", *argv], capsys)
+
+
+def _one_line_exit_2(code: int, out: str, err: str, fragment: str) -> None:
+    assert code == 2, (out, err)
+    assert out == ""
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert fragment in err, err
+
+
+@pytest.mark.parametrize("option", FILE_OPTIONS)
+def test_a_fifo_never_blocks(option: str, tmp_path: Path) -> None:
+    """In a subprocess with a timeout: a regression fails, it does not hang."""
+    fifo = tmp_path / "input.json"
+    os.mkfifo(fifo)
+    done = subprocess.run(
+        [sys.executable, "-m", "mishkan_core", "routing", "check", option, str(fifo)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    _one_line_exit_2(done.returncode, done.stdout, done.stderr, "FIFO")
+
+
+@pytest.mark.parametrize("option", ("--settings", "--mcp", "--compose-json", "--matrix"))
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"a":' * 900 + "1" + "}" * 900])
+def test_deep_nesting(
+    option: str, text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "deep.json"
+    path.write_text(text)
+    code, out, err = _check([option, str(path)], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "nests deeper than 64 levels" in err or "not valid JSON" in err
+
+
+def test_a_deep_hook_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    hook = tmp_path / "graphify_nudge.py"
+    hook.write_text("x = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    code, out, err = _check(["--hook", str(hook)], capsys)
+    _one_line_exit_2(code, out, err, "cannot load the hook")
+
+
+@pytest.mark.parametrize(
+    ("name", "doc", "fragment"),
+    [
+        (
+            "compose.json",
+            {"services": {"graphify-neo4j": {"ports": ["²:7687"]}}},
+            "service 'graphify-neo4j' ports[0]: '²' is not a port",
+        ),
+        (
+            "compose.json",
+            {
+                "services": {
+                    "graphify-neo4j": {"ports": [{"target": 7687, "published": "9" * 5000}]}
+                }
+            },
+            "service 'graphify-neo4j' ports[0]: '99999999999999999999...' is not a port",
+        ),
+        (
+            ".mcp.json",
+            {"mcpServers": {"cognee": {"command": "x", "args": ["--port", "²"]}}},
+            "MCP server 'cognee' --port: '²' is not a port",
+        ),
+    ],
+)
+def test_a_value_no_tool_accepts(
+    name: str, doc: object, fragment: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / name
+    path.write_text(json.dumps(doc, ensure_ascii=False))
+    option = "--compose-json" if name.startswith("compose") else "--mcp"
+    code, out, err = _check([option, str(path)], capsys)
+    _one_line_exit_2(code, out, err, fragment)
+
+
+def test_a_5000_digit_number_in_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "compose.json"
+    path.write_text(
+        '{"services": {"graphify-neo4j": {"ports": [{"published": ' + "9" * 5000 + "}]}}}"
+    )
+    code, out, err = _check(["--compose-json", str(path)], capsys)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("status", ["0", "None", "'bye'", "3"])
+def test_a_hook_that_exits_while_loading_fails_the_gate(
+    status: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    hook = tmp_path / "graphify_nudge.py"
+    hook.write_text(f"raise SystemExit({status})\n")
+    code, out, err = _check(["--hook", str(hook)], capsys)
+    _one_line_exit_2(code, out, err, "cannot load the hook: SystemExit(")
+
+
+def test_a_gate_that_passes_on_nothing_is_no_gate(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = tmp_path / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{}")
+    code, out, _err = _check(["--settings", str(settings)], capsys)
+    assert code == 1
+    assert out.splitlines() == [
+        "D-009 hook-registration: .claude/settings.json [settings]: graphify-nudge is not "
+        "registered in any settings scope or agent file; nor are security and model-route: "
+        "the D-009 gate checks nothing; fix: run `mishkan install` (or `mishkan install "
+        "--scope agents`)"
+    ]
+
+
+@pytest.mark.parametrize("text", ["[]", '"x"', "null"])
+def test_settings_that_are_not_an_object(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(text)
+    code, out, err = _check(["--settings", str(path)], capsys)
+    _one_line_exit_2(code, out, err, "settings is not a JSON object")
+
+
+def test_a_fifo_in_the_harness_is_reported_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Files the gate discovers (agents, git hooks) are opened without blocking."""
+    from tests.routing import _harness
+
+    world = _harness.build(tmp_path, monkeypatch)
+    os.unlink(world.project / ".claude" / "agents" / "hiram.md")
+    os.mkfifo(world.project / ".claude" / "agents" / "hiram.md")
+    os.unlink(world.project / ".git" / "hooks" / "post-merge")
+    os.mkfifo(world.project / ".git" / "hooks" / "post-merge")
+    code, lines, err = _harness.check(world, capsys)
+    assert code == 1, err
+    assert any("hiram.md" in line and "FIFO" in line for line in lines), lines
+    assert any("post-merge hook(s) are missing" in line for line in lines), lines
