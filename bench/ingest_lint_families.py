@@ -95,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
         groups[(doc.collection, doc.split)].append(doc)
         groups[("all", "all")].append(doc)
     verdicts = {doc.path: rejected(doc, frozenset()) for doc in docs}
-    for (collection, split), group in sorted(groups.items(), key=lambda kv: kv[0] == ("all", "all")):
+    for (collection, split), group in sorted(
+        groups.items(), key=lambda kv: kv[0] == ("all", "all")
+    ):
         tp = sum(verdicts[d.path] for d in group if d.label == "reject")
         fn = sum(not verdicts[d.path] for d in group if d.label == "reject")
         fp = sum(verdicts[d.path] for d in group if d.label == "accept")
@@ -105,8 +107,16 @@ def main(argv: list[str] | None = None) -> int:
             f"{rate(tp, tp + fp)} | {rate(tp, tp + fn)} |"
         )
         if args.verbose:
-            out += [f"|   miss | {d.name} | | | | |" for d in group if d.label == "reject" and not verdicts[d.path]]
-            out += [f"|   false positive | {d.name} | | | | |" for d in group if d.label == "accept" and verdicts[d.path]]
+            out += [
+                f"|   miss | {d.name} | | | | |"
+                for d in group
+                if d.label == "reject" and not verdicts[d.path]
+            ]
+            out += [
+                f"|   false positive | {d.name} | | | | |"
+                for d in group
+                if d.label == "accept" and verdicts[d.path]
+            ]
 
     # ------------------------------------------------------------ leave one family out
     out.append("\n## Leave one family out\n")

@@ -43,6 +43,7 @@ def is_diagnostic(line: str) -> bool:
     'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d"."""
     return bool(_DIAGNOSTIC_START.match(line) or _DIAGNOSTIC_WORD.search(line))
 
+
 # A frame of a native stack trace (valgrind, gdb, lldb, sanitizers): tool output quoted
 # in a postmortem, not source code.
 _FRAME = re.compile(r"(?:\b(?:at|by|in)|#\d+)\s+0x[0-9A-Fa-f]{4,}")

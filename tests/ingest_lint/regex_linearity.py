@@ -531,22 +531,30 @@ def problems(pattern: re.Pattern[str], usages: Iterable[str]) -> list[str]:
             )
         ):
             anchored = True
-        body_start, body_end = nfa.build(items)
+        # a top-level alternation is entered alternative by alternative, so each one's
+        # leading assertions guard its own entry
+        alternatives = [items]
+        if len(items) == 1 and items[0][0] is sre_c.BRANCH:
+            alternatives = [list(alternative) for alternative in items[0][1][1]]
         accept = nfa.state(assertion=mode == "fullmatch")
         final = nfa.state()
-        nfa.eps[body_end].append(accept)
         nfa.eps[accept].append(final)
-        start = body_start
+        start = nfa.state()
         if not anchored:
             # search retries from every position: a loop on any character in front of
             # the pattern, entered only after a character its leading assertions allow
-            start = nfa.state()
             everything = nfa.mask(sre_c.ANY, None) | nfa.mask(sre_c.LITERAL, ord("\n"))
             skip, skipped = nfa.state(), nfa.state()
             nfa.consume[skip] = (everything, skipped)
-            nfa.eps[start].extend((body_start, skip))
+            nfa.eps[start].append(skip)
             nfa.eps[skipped].append(skip)
-            guard = _leading_guard(nfa, items, everything)
+        for alternative in alternatives:
+            body_start, body_end = nfa.build(alternative)
+            nfa.eps[body_end].append(accept)
+            nfa.eps[start].append(body_start)
+            if anchored:
+                continue
+            guard = _leading_guard(nfa, alternative, everything)
             if guard == everything:
                 nfa.eps[skipped].append(body_start)
             else:

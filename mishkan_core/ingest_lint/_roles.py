@@ -1,0 +1,191 @@
+"""The role of each line of a document, for the format-agnostic backstop (IL601).
+
+Three roles, decided from the line's own shape, never from a tool's format:
+
+* ``PROSE``: a sentence. Told by its function words ("the", "of", "we",
+  "because"...), outside code: a sentence in a fence, or indented like code, is
+  a comment or a docstring. A paragraph with sentences in it is prose, all of it.
+* ``NEUTRAL``: accepted content that says nothing either way: headings, rules,
+  page markup (HTML tables, link definitions), words without a sentence's
+  grammar ("Robust C99 implementation", a table row of phrases), log lines,
+  frames of a stack trace, compiler diagnostics, shell prompts.
+* ``MACHINE``: everything else: code, dumps, listings, tables of names.
+
+Everything here is linear in the text and runs only on documents the backstop's
+cheap gate lets through (see ``_detectors/machine_shape.py``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from mishkan_core.ingest_lint._model import Block
+from mishkan_core.ingest_lint._shape import KEYWORDS
+
+PROSE, NEUTRAL, MACHINE = 0, 1, 2
+
+# Function words: the grammar of a sentence. Words that are also keywords in common
+# languages (for, in, if, not, and, or, is, as, from, with, at) are left out, so
+# "for x in xs" is not a sentence. Short ones that a line of code may hold as a
+# name ("a", "it", "to", "on") count only in pairs, or beside two ordinary words
+# ("connecting to nodejs.org using h1").
+# fmt: off
+FUNCTION_WORDS = frozenset((
+    "the", "an", "of", "to", "we", "it", "this", "that", "be", "are", "was", "were", "has",
+    "have", "will", "would", "should", "can", "could", "our", "they", "you", "which", "when",
+    "because", "but", "than", "also", "only", "into", "been", "may", "must", "there", "these",
+    "those", "its", "their", "your", "what", "how", "why", "on", "by", "a",
+    "The", "An", "A", "We", "It", "This", "In", "To", "When", "If", "Our", "There", "These",
+    "Those", "What", "How", "Why", "By", "On", "That", "Its", "Their", "Your", "They", "You",
+    "Which", "Because", "But", "Also", "Only",
+))
+_WEAK = frozenset(
+    ("a", "an", "it", "to", "on", "by", "be", "A", "An", "It", "To", "On", "By", "In")
+)
+# fmt: on
+
+# Accepted content at the start of a line: prompts, frames and diagnostics (Java/JS
+# "at", Python 'File "', gdb "#3", native "12: 0x..", Rust "--> a.rs:1:2", Ruby
+# "from a.rb:3:in", Go "goroutine 7 [", Java "... 14 more") and log lines that open
+# with a level.
+_NEUTRAL_START = re.compile(
+    r"(?:\$ |> |PS> |at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback"
+    r"|-->\s+\S+:\d+:\d+|from\s\S+:\d+:in\s|goroutine\s\d+|\.\.\.\s\d+\s"
+    r"|\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|NOTICE)\b)"
+)
+# ... anywhere in a line, each behind a cheap substring test: a timestamp, an error
+# message ("IndexError: ", "error[E0308]: "), a native frame or a Go frame's "+0x1d"
+_TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\b\d\d:\d\d:\d\d\b")
+_ERROR_MESSAGE = re.compile(r"(?:Error|Exception|Warning|error|warning)(?:\[\w+\])?: ")
+_NATIVE_FRAME = re.compile(r"(?:\b(?:at|by|in)|#\d+)\s+0x[0-9A-Fa-f]{4,}|\+0x[0-9a-f]+$")
+
+#: characters of a line that is nothing but markdown rules and table separators
+_MARKUP = "-=|:*_`~ +#."
+# a line of HTML tags and nothing else, or a comment's edges
+_TAGS_ONLY = re.compile(r"(?:</?[A-Za-z][^<>]*>\s*)+|<!--.*|.*-->")
+# HTML that markdown documents embed (tables, details, anchors), unlike the tags of an
+# XML dump (<node>, <edge>, <data>)
+_HTML_TAG = re.compile(
+    r"</?(?:table|thead|tbody|tfoot|tr|td|th|a|span|div|br|img|p|code|kbd|sup|sub|details"
+    r"|summary|em|strong|b|i|u|s|ul|ol|li|hr|h[1-6]|pre|blockquote|dl|dt|dd|small|picture"
+    r"|source|figure|figcaption|center|font|abbr)\b[^<>]*>",
+    re.IGNORECASE,
+)
+# a link reference definition: "[survey]: https://hackmd.io/..."
+_LINK_DEFINITION = re.compile(r"\[[^\]\n]+\]:\s+\S+")
+# a line of markdown links or images only (badges, a link list); a badge is an image
+# inside a link
+_LINK = r"!?\[[^\[\]\n]*\]\([^()\s]*\)"
+_LINKS_ONLY = re.compile(rf"(?:(?:\[{_LINK}\]\([^()\s]*\)|{_LINK})[ \t]*)+")
+# a markdown link or image (inline or by reference), or a code span
+_MARKUP_SPAN = re.compile(r"!?\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])|`[^`\n]*`")
+# two words in a row: the smallest phrase a person writes (a listing rarely has one)
+_PHRASE = re.compile(r"(?<![\w.`/-])[A-Za-z][a-z]+ [A-Za-z][a-z]+(?![\w`(/])")
+_WORD = re.compile(r"[(\"'*_\[]*(?:[A-Za-z][a-z]*(?:'[a-z]+)?|[A-Z]{2,})[)\"'.,;:!?*_\]]*")
+_CODE_MARKS = frozenset("`=;{}()<>$\\")
+_ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
+
+
+def is_sentence(tokens: list[str]) -> bool:
+    """Does a line, split into tokens, hold a sentence's grammar?"""
+    if FUNCTION_WORDS.isdisjoint(tokens):
+        return False
+    found = [token for token in tokens if token in FUNCTION_WORDS]
+    if len(found) >= 2 or found[0] not in _WEAK:
+        return True
+    words = [t for t in tokens if len(t) >= 3 and t.isalpha() and t.islower() and t not in KEYWORDS]
+    return len(words) >= 2
+
+
+def is_neutral_output(stripped: str) -> bool:
+    """Frames, diagnostics, prompts and log lines: accepted, neither prose nor machine."""
+    if _NEUTRAL_START.match(stripped):
+        return True
+    if "0x" in stripped and _NATIVE_FRAME.search(stripped):
+        return True
+    if ("rror" in stripped or "xception" in stripped or "arning" in stripped) and (
+        _ERROR_MESSAGE.search(stripped)
+    ):
+        return True
+    if "panicked at" in stripped:
+        return True
+    return stripped.count(":") >= 2 and _TIMESTAMP.search(stripped) is not None
+
+
+def is_wordy(line: str) -> bool:
+    """Words written for a reader without a sentence's grammar: a bullet like
+    "Robust C99 implementation", a row "| Build resources | Michael Dawson |", a
+    changelog entry "[`513fc62`](url) - **src**: clean up parser". A phrase of two
+    words or more, words for most of the tokens, few code marks (a table of imports,
+    "| a/b.py | os, re, sys |", has no phrase)."""
+    if _PHRASE.search(line) is None:
+        return False
+    cells = line.replace("|", " ").replace("\\", "")  # markdown escapes ("\\[") are not code
+    if "`" in cells or "](" in cells:
+        cells = _MARKUP_SPAN.sub(" ", cells)
+    tokens = cells.split()
+    if not _CODE_MARKS.isdisjoint(cells):
+        marked = sum(1 for token in tokens if not _CODE_MARKS.isdisjoint(token))
+        if marked > 0.25 * len(tokens):
+            return False
+    words = sum(1 for token in tokens if _WORD.fullmatch(token))
+    return words >= 0.6 * len(tokens)
+
+
+def is_page_markup(line: str) -> bool:
+    """Markdown's own machinery: links only, a link definition, or mostly HTML tags."""
+    if line[0] == "[" and _LINK_DEFINITION.match(line):
+        return True
+    if "](" in line:
+        item = _ITEM.match(line)
+        if _LINKS_ONLY.fullmatch(line[item.end() :] if item else line):
+            return True
+    if "<" not in line:
+        return False
+    bare = _HTML_TAG.sub("", line)
+    return len(bare) < len(line) and len(bare.strip()) <= 0.5 * len(line)
+
+
+def line_roles(block: Block) -> list[int]:
+    """A role per line of the block (blank lines are NEUTRAL)."""
+    lines = block.lines
+    fenced = block.fenced
+    out = []
+    for raw in lines:
+        stripped = raw.strip()
+        if (
+            not stripped.strip(_MARKUP)
+            or (not fenced and stripped[0] == "#")
+            or (stripped[0] == "<" and _TAGS_ONLY.fullmatch(stripped))
+        ):
+            out.append(NEUTRAL)
+        elif is_sentence(stripped.split()):
+            code_indent = raw[:1] == "\t" or raw[:4] == "    "
+            out.append(NEUTRAL if fenced or code_indent else PROSE)
+        elif is_neutral_output(stripped) or (
+            not fenced and (is_wordy(stripped) or is_page_markup(stripped))
+        ):
+            out.append(NEUTRAL)
+        else:
+            out.append(MACHINE)
+    if not fenced:
+        _paragraphs(lines, out)
+    return out
+
+
+def _paragraphs(lines: list[str], out: list[int]) -> None:
+    """A paragraph with sentences in it is prose, all of it: the lines of a wrapped
+    sentence that carry no function word ("`/proc` file system is unavailable.")
+    belong to it. List items and headings start paragraphs of their own."""
+    start = 0
+    for end in range(len(lines) + 1):
+        stripped = lines[end].strip() if end < len(lines) else ""
+        opens = end < len(lines) and (_ITEM.match(stripped) is not None or stripped[:1] == "#")
+        if stripped and not opens:
+            continue
+        sentences = sum(1 for i in range(start, end) if out[i] == PROSE)
+        if sentences and sentences >= 0.3 * (end - start):
+            for i in range(start, end):
+                if out[i] == MACHINE:
+                    out[i] = PROSE
+        start = end + 1 if not stripped else end
