@@ -61,8 +61,8 @@ _NATIVE_FRAME = re.compile(r"(?:\b(?:at|by|in)|#\d+)\s+0x[0-9A-Fa-f]{4,}|\+0x[0-
 
 #: characters of a line that is nothing but markdown rules and table separators
 _MARKUP = "-=|:*_`~ +#."
-# a line of HTML tags and nothing else, or a comment's edges
-_TAGS_ONLY = re.compile(r"(?:</?[A-Za-z][^<>]*>\s*)+|<!--.*|.*-->")
+# an HTML comment's edges
+_COMMENT_EDGE = re.compile(r"<!--.*|.*-->")
 # HTML that markdown documents embed (tables, details, anchors), unlike the tags of an
 # XML dump (<node>, <edge>, <data>)
 _HTML_TAG = re.compile(
@@ -83,6 +83,14 @@ _MARKUP_SPAN = re.compile(r"!?\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])|`[^`
 _PHRASE = re.compile(r"(?<![\w.`/-])[A-Za-z][a-z]+ [A-Za-z][a-z]+(?![\w`(/])")
 _WORD = re.compile(r"[(\"'*_\[]*(?:[A-Za-z][a-z]*(?:'[a-z]+)?|[A-Z]{2,})[)\"'.,;:!?*_\]]*")
 _CODE_MARKS = frozenset("`=;{}()<>$\\")
+# a mark of code: braces, brackets and operators, a call, a qualified, snake_case or
+# camelCase name, a path, a hex address, a line:column position (once e-mail addresses
+# and URLs are gone). Parentheses, quotes and commas are not: prose has them too.
+_CODE_MARK = re.compile(
+    r"[{}\[\];=<>`$\\]|\w\(|->|::|(?<!\w)[A-Za-z_]\w+[.#][A-Za-z_]\w|\w/\w+/|\w_\w|[a-z][A-Z]"
+    r"|\b[0-9a-fA-F]{6,}\b|\d:\d"
+)
+_ADDRESS = re.compile(r"(?<![\w.+<-])<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?|(?<!\w)\w+://\S+")
 _ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 
 
@@ -110,6 +118,14 @@ def is_neutral_output(stripped: str) -> bool:
     if "panicked at" in stripped:
         return True
     return stripped.count(":") >= 2 and _TIMESTAMP.search(stripped) is not None
+
+
+def code_shaped(line: str) -> bool:
+    """Does the line look like code: a keyword first, or a mark of code?"""
+    if "@" in line or "://" in line:
+        line = _ADDRESS.sub(" ", line)
+    first = line.split(None, 1)[:1]
+    return bool(first and first[0] in KEYWORDS) or _CODE_MARK.search(line) is not None
 
 
 def is_wordy(line: str) -> bool:
@@ -156,36 +172,50 @@ def line_roles(block: Block) -> list[int]:
         if (
             not stripped.strip(_MARKUP)
             or (not fenced and stripped[0] == "#")
-            or (stripped[0] == "<" and _TAGS_ONLY.fullmatch(stripped))
+            or (stripped[0] == "<" and _COMMENT_EDGE.fullmatch(stripped))
         ):
             out.append(NEUTRAL)
         elif is_sentence(stripped.split()):
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
             out.append(NEUTRAL if fenced or code_indent else PROSE)
         elif is_neutral_output(stripped) or (
-            not fenced and (is_wordy(stripped) or is_page_markup(stripped))
+            (is_page_markup(stripped) or is_wordy(stripped))
+            if not fenced
+            else is_wordy(stripped) and not code_shaped(stripped)
         ):
             out.append(NEUTRAL)
         else:
             out.append(MACHINE)
-    if not fenced:
-        _paragraphs(lines, out)
+    if fenced:
+        _paragraphs(lines, out, [raw.strip() for raw in lines], NEUTRAL)
+    else:
+        _paragraphs(lines, out, [raw.strip() for raw in lines], PROSE)
     return out
 
 
-def _paragraphs(lines: list[str], out: list[int]) -> None:
+def _paragraphs(lines: list[str], out: list[int], stripped: list[str], role: int) -> None:
     """A paragraph with sentences in it is prose, all of it: the lines of a wrapped
     sentence that carry no function word ("`/proc` file system is unavailable.")
-    belong to it. List items and headings start paragraphs of their own."""
+    belong to it. List items and headings start paragraphs of their own. Inside a
+    fence the same paragraph is quoted text (a licence, an e-mail): neutral. A
+    sentence there was marked NEUTRAL, so a fence's sentences are looked up again."""
     start = 0
     for end in range(len(lines) + 1):
-        stripped = lines[end].strip() if end < len(lines) else ""
-        opens = end < len(lines) and (_ITEM.match(stripped) is not None or stripped[:1] == "#")
-        if stripped and not opens:
+        text = stripped[end] if end < len(lines) else ""
+        opens = end < len(lines) and (_ITEM.match(text) is not None or text[:1] == "#")
+        if text and not opens:
             continue
-        sentences = sum(1 for i in range(start, end) if out[i] == PROSE)
+        if role == PROSE:
+            sentences = sum(1 for i in range(start, end) if out[i] == PROSE)
+        else:
+            sentences = sum(
+                1
+                for i in range(start, end)
+                if out[i] == NEUTRAL and stripped[i] and is_sentence(stripped[i].split())
+            )
         if sentences and sentences >= 0.3 * (end - start):
             for i in range(start, end):
-                if out[i] == MACHINE:
-                    out[i] = PROSE
-        start = end + 1 if not stripped else end
+                # quoted prose in a fence, not code with its comments
+                if out[i] == MACHINE and (role == PROSE or not code_shaped(stripped[i])):
+                    out[i] = role
+        start = end + 1 if not text else end

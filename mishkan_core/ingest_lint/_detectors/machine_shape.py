@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._roles import NEUTRAL, PROSE, line_roles
+from mishkan_core.ingest_lint._roles import NEUTRAL, PROSE, code_shaped, line_roles
 from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
 
 #: the width of a line of prose: a longer line weighs more
@@ -49,6 +49,9 @@ CLEAR_SHARE = 0.9
 # nested: width of lines whose brackets nest DEPTH deep
 DEPTH = 4
 MIN_NESTED = 20.0
+#: bulk and nested: this part of the machine lines must look like code, not like a
+#: list of people or plain words
+CODE_SHAPED = 0.2
 # regular listing: lines, the part the commonest templates cover, lines naming code
 MIN_LISTING = 10
 TEMPLATES = 4
@@ -202,6 +205,11 @@ def measure(doc: Document) -> Shape:
     return shape
 
 
+def _code_shaped(shape: Shape) -> bool:
+    lines = shape.listing
+    return sum(1 for line in lines if code_shaped(line)) >= CODE_SHAPED * len(lines)
+
+
 def _bulk(shape: Shape) -> bool:
     if shape.machine < MIN_MACHINE or shape.share < BULK_SHARE:
         return False
@@ -227,6 +235,8 @@ def _verdict(shape: Shape) -> str | None:
     if shape.first is None or shape.machine < MIN_LISTING or shape.share < MIN_SHARE:
         return None
     share = f"{shape.share:.0%} of the content"
+    if not _code_shaped(shape):
+        return None
     if _bulk(shape):
         return (
             f"machine-shaped: {share} is not sentences ({shape.machine:.0f} of "
