@@ -76,7 +76,7 @@ def rate(hits: int, total: int) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default=os.environ.get("MISHKAN_INGEST_CORPUS") or None)
-    parser.add_argument("--split", choices=("tune", "heldout", "all"), default="all")
+    parser.add_argument("--split", default="all", help="a split of the wide corpus (tune, heldout, heldout2) or all")
     parser.add_argument("--markdown", help="also write the report as markdown to FILE")
     parser.add_argument("--verbose", action="store_true", help="list every miss")
     args = parser.parse_args(argv)
