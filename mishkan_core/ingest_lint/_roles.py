@@ -5,10 +5,13 @@ Three roles, decided from the line's own shape, never from a tool's format:
 * ``PROSE``: a sentence. Told by its function words ("the", "of", "we",
   "because"...), outside code: a sentence in a fence, or indented like code, is
   a comment or a docstring. A paragraph with sentences in it is prose, all of it.
-* ``NEUTRAL``: accepted content that says nothing either way: headings, rules,
-  page markup (HTML tables, link definitions), words without a sentence's
-  grammar ("Robust C99 implementation", a table row of phrases), log lines,
-  frames of a stack trace, compiler diagnostics, shell prompts.
+* ``HUMAN``: written for a reader without a sentence's grammar: a heading of
+  words, page markup (links, badges, HTML tables, link definitions), a phrase
+  ("Robust C99 implementation", a table row of phrases). It counts on the
+  document's side, but does not interrupt a listing the way a sentence does.
+* ``NEUTRAL``: accepted content that says nothing either way: rules, headings
+  that are code, log lines, frames of a stack trace, compiler diagnostics,
+  shell prompts, comments and docstrings, text quoted in a fence.
 * ``MACHINE``: everything else: code, dumps, listings, tables of names.
 
 Everything here is linear in the text and runs only on documents the backstop's
@@ -22,7 +25,7 @@ import re
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._shape import KEYWORDS
 
-PROSE, NEUTRAL, MACHINE = 0, 1, 2
+PROSE, NEUTRAL, MACHINE, HUMAN = 0, 1, 2, 3
 
 # Function words: the grammar of a sentence. Words that are also keywords in common
 # languages (for, in, if, not, and, or, is, as, from, with, at) are left out, so
@@ -74,9 +77,10 @@ _HTML_TAG = re.compile(
 # a link reference definition: "[survey]: https://hackmd.io/..."
 _LINK_DEFINITION = re.compile(r"\[[^\]\n]+\]:\s+\S+")
 # a line of markdown links or images only (badges, a link list); a badge is an image
-# inside a link
-_LINK = r"!?\[[^\[\]\n]*\]\([^()\s]*\)"
-_LINKS_ONLY = re.compile(rf"(?:(?:\[{_LINK}\]\([^()\s]*\)|{_LINK})[ \t]*)+")
+# inside a link; either may point by reference ("[![npm][npm-image]][npm-url]")
+_TARGET = r"(?:\([^()\s]*\)|\[[^\[\]\n]*\])"
+_LINK = rf"!?\[[^\[\]\n]*\]{_TARGET}"
+_LINKS_ONLY = re.compile(rf"(?:(?:\[{_LINK}\]{_TARGET}|{_LINK})[ \t]*)+")
 # a markdown link or image (inline or by reference), or a code span
 _MARKUP_SPAN = re.compile(r"!?\[[^\[\]\n]*\](?:\([^()\s]*\)|\[[^\[\]\n]*\])|`[^`\n]*`")
 # two words in a row: the smallest phrase a person writes (a listing rarely has one)
@@ -152,7 +156,7 @@ def is_page_markup(line: str) -> bool:
     """Markdown's own machinery: links only, a link definition, or mostly HTML tags."""
     if line[0] == "[" and _LINK_DEFINITION.match(line):
         return True
-    if "](" in line:
+    if "](" in line or "][" in line:
         item = _ITEM.match(line)
         if _LINKS_ONLY.fullmatch(line[item.end() :] if item else line):
             return True
@@ -169,21 +173,23 @@ def line_roles(block: Block) -> list[int]:
     out = []
     for raw in lines:
         stripped = raw.strip()
-        if (
-            not stripped.strip(_MARKUP)
-            or (not fenced and stripped[0] == "#")
-            or (stripped[0] == "<" and _COMMENT_EDGE.fullmatch(stripped))
+        if not stripped.strip(_MARKUP) or (
+            stripped[0] == "<" and _COMMENT_EDGE.fullmatch(stripped)
         ):
             out.append(NEUTRAL)
+        elif not fenced and stripped[0] == "#":
+            out.append(NEUTRAL if code_shaped(stripped.lstrip("#")) else HUMAN)
         elif is_sentence(stripped.split()):
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
             out.append(NEUTRAL if fenced or code_indent else PROSE)
-        elif is_neutral_output(stripped) or (
-            (is_page_markup(stripped) or is_wordy(stripped))
-            if not fenced
-            else is_wordy(stripped) and not code_shaped(stripped)
-        ):
+        elif is_neutral_output(stripped):
             out.append(NEUTRAL)
+        elif is_wordy(stripped) and not code_shaped(_MARKUP_SPAN.sub(" ", stripped)):
+            # outside a fence and at the margin, a reader's text; anywhere else quoted
+            code_indent = raw[:1] == "\t" or raw[:4] == "    "
+            out.append(NEUTRAL if fenced or code_indent else HUMAN)
+        elif not fenced and is_page_markup(stripped):
+            out.append(HUMAN)
         else:
             out.append(MACHINE)
     if fenced:

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._roles import NEUTRAL, PROSE, code_shaped, line_roles
+from mishkan_core.ingest_lint._roles import HUMAN, NEUTRAL, PROSE, code_shaped, line_roles
 from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
 
 #: the width of a line of prose: a longer line weighs more
@@ -57,7 +57,7 @@ MIN_LISTING = 10
 TEMPLATES = 4
 TEMPLATE_COVER = 0.8
 CODE_NAMED = 0.7
-#: the same sentence this many times is boilerplate, not prose
+#: the same sentence or heading this many times is boilerplate, not prose
 STAMPED = 4
 #: the gate: a spread sample of about GATE_SAMPLE lines in which sentences make up
 #: GATE_PROSE of the width or more cannot reach MIN_SHARE (every document IL601
@@ -71,10 +71,10 @@ _HINT = re.compile(
 )
 _BRACKET = re.compile(r"[][(){}]")
 # a name as code writes it: qualified, called, snake_case, camelCase, a path, a
-# `code span`, a <tag>, or a line/column position
+# `code span`, a <tag>, a line/column position, or a memory address
 _CODE_NAME = re.compile(
     r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#|/)[A-Za-z_$]|\w\(|[a-z0-9]_[a-z0-9]|[a-z][A-Z]|`[^`\s]|<\w"
-    r"|[A-Za-z]:\d|\d:\d"
+    r"|[A-Za-z]:\d|\d:\d|\b0x[0-9A-Fa-f]{4,}"
 )
 _TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|0x[0-9A-Fa-f]+|\d+(?:\.\d+)*|[A-Za-z_$][\w$]*")
 _REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
@@ -110,6 +110,7 @@ class Shape:
 
     machine: float = 0.0  # width of machine lines
     prose: float = 0.0  # width of prose lines
+    human: float = 0.0  # width of lines written for a reader without a sentence's grammar
     in_runs: float = 0.0  # machine width in runs of RUN or more that no sentence breaks
     nested: float = 0.0  # machine width of lines whose brackets nest DEPTH deep
     listing: list[str] = field(default_factory=list)  # the machine lines, in order
@@ -117,7 +118,7 @@ class Shape:
 
     @property
     def content(self) -> float:
-        return self.machine + self.prose
+        return self.machine + self.prose + self.human
 
     @property
     def share(self) -> float:
@@ -160,7 +161,7 @@ def measure(doc: Document) -> Shape:
         for block in blocks
         if not block.fenced
         for i, role in enumerate(roles[block.index])
-        if role == PROSE
+        if role in (PROSE, HUMAN)
     )
     stamped = {line for line, count in said.items() if count >= STAMPED}
     prose = machine = 0.0
@@ -170,7 +171,7 @@ def measure(doc: Document) -> Shape:
             machine += (block.nonblank + len(block.text) / LINE) * scale
             continue
         for i, role in enumerate(roles[block.index]):
-            if role == PROSE and block.lines[i].strip() not in stamped:
+            if role in (PROSE, HUMAN) and block.lines[i].strip() not in stamped:
                 prose += width(block.lines[i])
             elif role != NEUTRAL:
                 machine += width(block.lines[i])
@@ -186,6 +187,9 @@ def measure(doc: Document) -> Shape:
             if role == NEUTRAL:
                 continue
             weight = width(line)
+            if role == HUMAN and line.strip() not in stamped:
+                shape.human += weight
+                continue
             if role == PROSE and line.strip() not in stamped:
                 shape.prose += weight
                 if run >= RUN:
