@@ -93,10 +93,12 @@ TOOLS: list[Tool] = [
          "def walk(t, d=0):\n"
          "    print(\"  \"*d + f\"{t.get_type()} {t.get_name()} line {t.get_lineno()}\")\n"
          "    for s in t.get_symbols():\n"
-         "        flags = [f for f in (\"global\",\"local\",\"parameter\",\"imported\",\"referenced\",\"assigned\",\"free\") if getattr(s, \"is_\"+f)()]\n"
+         "        flags = [f for f in (\"global\",\"local\",\"parameter\",\"imported\",\"referenc"
+         "ed\",\"assigned\",\"free\") if getattr(s, \"is_\"+f)()]\n"
          "        print(\"  \"*(d+1) + s.get_name() + \" \" + \",\".join(flags))\n"
          "    for c in t.get_children(): walk(c, d+1)\n"
-         "walk(symtable.symtable(open(sys.argv[1]).read(), sys.argv[1], \"exec\"))' $PYLIB/json/decoder.py",
+         "walk(symtable.symtable(open(sys.argv[1]).read(), sys.argv[1], \"exec\"))' $PYLIB/json/d"
+         "ecoder.py",
          "Symbol tables of json/decoder.py", 170),
     Tool("py-modulefinder-pydoc", "call-graph", "python modulefinder", "python", "tune",
          "python3.11 -m modulefinder $PYLIB/pydoc.py", "modulefinder report for pydoc.py", 120),
@@ -119,7 +121,8 @@ TOOLS: list[Tool] = [
          "Class diagram (pyreverse) of astroid.nodes", 200),
     Tool("py-pyreverse-mermaid-networkx", "graph-dump", "pyreverse Mermaid", "python", "tune",
          "cd $TMP && $VENV/bin/pyreverse -o mmd -p nxviews "
-         "$VENV/lib/python3.11/site-packages/networkx/classes >/dev/null && cat classes_nxviews.mmd",
+         "$VENV/lib/python3.11/site-packages/networkx/classes >/dev/null && cat classes_nxviews.m"
+         "md",
          "Mermaid class diagram of networkx.classes", 200),
     Tool("py-pyreverse-puml-yaml", "graph-dump", "pyreverse PlantUML", "python", "tune",
          "cd $TMP && $VENV/bin/pyreverse -o puml -p yaml $VENV/lib/python3.11/site-packages/yaml "
@@ -161,7 +164,8 @@ TOOLS: list[Tool] = [
          "for n in ast.parse(src).body[:14]:\n"
          "    code=ast.get_source_segment(src,n)\n"
          "    name=type(n).__name__+\" \"+getattr(n,\"name\",\"\")\n"
-         "    print(\"=\"*40); print(name.strip()); print(\"=\"*40); print(); print(code); print(); print(\"-\"*3); print()\n"
+         "    print(\"=\"*40); print(name.strip()); print(\"=\"*40); print(); print(code); print("
+         "); print(\"-\"*3); print()\n"
          "    print(str(p.parse(code.encode()).root_node)); print()' $PYLIB/textwrap.py",
          "Parser test cases for textwrap (tree-sitter corpus format)", 200, fence="none"),
     Tool("py-treesitter-fields-shlex", "parse-tree", "tree-sitter S-expression with fields",
@@ -238,7 +242,8 @@ TOOLS: list[Tool] = [
          "cd $NODE && node_modules/.bin/esbuild node_modules/express/index.js --bundle "
          "--platform=node --metafile=$TMP/meta.json --outfile=$TMP/out.js --log-level=error "
          "&& node -e 'const m=require(process.argv[1]);"
-         "for (const k of Object.keys(m.inputs)) m.inputs[k].imports=m.inputs[k].imports.slice(0,4);"
+         "for (const k of Object.keys(m.inputs)) m.inputs[k].imports=m.inputs[k].imports.slice(0,"
+         "4);"
          "console.log(JSON.stringify({inputs:m.inputs},null,2))' $TMP/meta.json",
          "esbuild metafile inputs for express", 240, fence="json"),
     Tool("js-jsdoc-explain-commander", "symbol-table", "jsdoc -X (doclets JSON)", "javascript",
@@ -266,7 +271,9 @@ TOOLS: list[Tool] = [
          "p=ts.Parser(ts.Language(tj.language()))\n"
          "def w(n,d=0,f=None):\n"
          "    if not n.is_named: return\n"
-         "    print(\"  \"*d+(f+\": \" if f else \"\")+\"(\"+n.type+\" [\"+str(n.start_point[0])+\", \"+str(n.start_point[1])+\"] - [\"+str(n.end_point[0])+\", \"+str(n.end_point[1])+\"]\")\n"
+         "    print(\"  \"*d+(f+\": \" if f else \"\")+\"(\"+n.type+\" [\"+str(n.start_point[0])+"
+         "\", \"+str(n.start_point[1])+\"] - [\"+str(n.end_point[0])+\", \"+str(n.end_point[1])+"
+         "\"]\")\n"
          "    for i,c in enumerate(n.children): w(c,d+1,n.field_name_for_child(i))\n"
          "w(p.parse(open(sys.argv[1],\"rb\").read()).root_node)' "
          "$SRC/java.base/java/util/StringJoiner.java",
@@ -350,7 +357,8 @@ TOOLS: list[Tool] = [
     Tool("go-ast-print-flag", "parse-tree", "go/ast Fprint", "go", "heldout",
          "cd $TMP && mkdir -p goast && cd goast && printf '%s\\n' 'package main' "
          "'import (\"go/ast\"; \"go/parser\"; \"go/token\"; \"os\")' "
-         "'func main() { fs := token.NewFileSet(); f, _ := parser.ParseFile(fs, os.Args[1], nil, 0); "
+         "'func main() { fs := token.NewFileSet(); f, _ := parser.ParseFile(fs, os.Args[1], nil, "
+         "0); "
          "ast.Fprint(os.Stdout, fs, f.Decls[len(f.Decls)-1], nil) }' > main.go && "
          "go build -o goast main.go && ./goast /usr/share/go-1.19/src/strings/reader.go",
          "go/ast dump of the last declaration in strings/reader.go", 220),
@@ -373,7 +381,8 @@ TOOLS: list[Tool] = [
          "cppcheck dump of zpipe.c", 220, fence="xml"),
     Tool("c-doxygen-xml-zran", "symbol-table", "doxygen XML", "c", "heldout",
          "rm -rf $TMP/dox && mkdir $TMP/dox && cd $TMP/dox && "
-         "printf 'INPUT=/usr/share/doc/zlib1g-dev/examples/zran.c /usr/share/doc/zlib1g-dev/examples/zran.h\\n"
+         "printf 'INPUT=/usr/share/doc/zlib1g-dev/examples/zran.c /usr/share/doc/zlib1g-dev/examp"
+         "les/zran.h\\n"
          "GENERATE_HTML=NO\\nGENERATE_LATEX=NO\\nGENERATE_XML=YES\\nEXTRACT_ALL=YES\\n"
          "QUIET=YES\\nWARNINGS=NO\\n' > Doxyfile && doxygen Doxyfile && cat xml/zran_8c.xml",
          "doxygen XML for zran.c", 220, fence="xml"),
@@ -412,7 +421,8 @@ TOOLS: list[Tool] = [
          "$VENV/bin/python -c 'import astroid,sys; print(astroid.parse(open(sys.argv[1]).read())"
          ".repr_tree())' $PYLIB/colorsys.py", "astroid tree of colorsys.py", 260),
     Tool("py-radon-cc-networkx", "symbol-table", "radon cc -s", "python", "heldout",
-         "cd $VENV/lib/python3.11/site-packages && $VENV/bin/radon cc -s networkx/algorithms/dag.py "
+         "cd $VENV/lib/python3.11/site-packages && $VENV/bin/radon cc -s networkx/algorithms/dag."
+         "py "
          "networkx/algorithms/cycles.py", "Cyclomatic complexity per function (radon)", 160),
     Tool("graphviz-plain-pyreverse", "graph-dump", "graphviz dot -Tplain", "python", "heldout",
          "cd $TMP && $VENV/bin/pyreverse -o dot -p email $PYLIB/email >/dev/null && "
@@ -497,7 +507,9 @@ TOOLS: list[Tool] = [
          "p=ts.Parser(ts.Language(tg.language()))\n"
          "def w(n,d=0,f=None):\n"
          "    if not n.is_named: return\n"
-         "    print(\"  \"*d+(f+\": \" if f else \"\")+\"(\"+n.type+\" [\"+str(n.start_point[0])+\", \"+str(n.start_point[1])+\"] - [\"+str(n.end_point[0])+\", \"+str(n.end_point[1])+\"]\")\n"
+         "    print(\"  \"*d+(f+\": \" if f else \"\")+\"(\"+n.type+\" [\"+str(n.start_point[0])+"
+         "\", \"+str(n.start_point[1])+\"] - [\"+str(n.end_point[0])+\", \"+str(n.end_point[1])+"
+         "\"]\")\n"
          "    for i,c in enumerate(n.children): w(c,d+1,n.field_name_for_child(i))\n"
          "w(p.parse(open(sys.argv[1],\"rb\").read()).root_node)' "
          "/usr/share/go-1.19/src/bufio/scan.go", "tree-sitter parse of bufio/scan.go", 220),
@@ -670,7 +682,9 @@ def run_tool(tool: Tool) -> str:
         )
         out = done.stdout
         if not out.strip():
-            raise RuntimeError(f"{tool.name}: no output (rc {done.returncode}): {done.stderr[-400:]}")
+            raise RuntimeError(
+                f"{tool.name}: no output (rc {done.returncode}): {done.stderr[-400:]}"
+            )
         return _sanitise(out, tmp)
 
 
@@ -790,14 +804,21 @@ def _manifest_rows() -> list[dict[str, str]]:
     if not path.exists():
         return []
     with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader((line for line in handle if not line.startswith("#")), delimiter="\t"))
+        rows = (line for line in handle if not line.startswith("#"))
+        return list(csv.DictReader(rows, delimiter="\t"))
+
+
+def exact(command: str) -> str:
+    """A command as one TSV cell, exactly: newlines and tabs escaped."""
+    return command.replace("\\", "\\\\").replace("\n", "\\n").replace("\t", "\\t")
 
 
 def write_manifest(rows: list[dict[str, str]]) -> None:
     header = [
         "# The wider ingest-lint corpus. Commands use $VENV, $NODE, $PYLIB, $SRC, $TMP",
-        "# (bench/ingest_lint_corpus.py sets them); Python 3.11.7, node 20, OpenJDK 17 tools,",
-        "# gcc 12, rustc nightly, perl 5.36, ruby 3.1, go 1.19, tcl 8.6 (Debian 12 packages).",
+        "# (bench/ingest_lint_corpus.py sets them); in a command a newline is written \\n,",
+        "# a tab \\t and a backslash \\\\. Python 3.11.7, node 20, OpenJDK 17 and 25, gcc 12,",
+        "# rustc nightly, perl 5.36, ruby 3.1, go 1.19, tcl 8.6 (Debian 12 packages).",
     ]
     rows = sorted(rows, key=lambda r: r["path"])
     with open(OUT / "MANIFEST.tsv", "w", encoding="utf-8", newline="") as handle:
@@ -809,9 +830,7 @@ def write_manifest(rows: list[dict[str, str]]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument(
-        "--split", choices=("tune", "heldout", "heldout2", "all"), default="tune"
-    )
+    parser.add_argument("--split", choices=("tune", "heldout", "heldout2", "all"), default="tune")
     parser.add_argument("--only", nargs="*", default=None)
     parser.add_argument("--list", action="store_true")
     parser.add_argument("--setup", action="store_true")
@@ -845,7 +864,7 @@ def main(argv: list[str] | None = None) -> int:
             "format": tool.fmt,
             "language": tool.language,
             "split": tool.split,
-            "source": " ".join(tool.command.split()) if "\n" not in tool.command else tool.command.replace("\n", "\\n"),
+            "source": exact(tool.command),
         }
         print(f"{tool.name:40s} {len(text.splitlines()):4d} lines")
     if args.split in ("heldout", "all") and args.only is None:
@@ -862,13 +881,13 @@ def main(argv: list[str] | None = None) -> int:
                 "source": source,
             }
     if args.split in ("heldout2", "all") and args.only is None:
-        for source in heldout2_sources():
-            text = source.read_text(encoding="utf-8", errors="replace")
-            if source.name == "METADATA":
+        for found in heldout2_sources():
+            text = found.read_text(encoding="utf-8", errors="replace")
+            if found.name == "METADATA":
                 text = _metadata_body(text)
-                name = source.parent.name.split("-")[0].lower()
+                name = found.parent.name.split("-")[0].lower()
             else:
-                name = source.parent.name.lower()
+                name = found.parent.name.lower()
             lines = text.split("\n")
             if len(lines) < 40:
                 continue
@@ -877,7 +896,8 @@ def main(argv: list[str] | None = None) -> int:
             (OUT / label).mkdir(exist_ok=True)
             body = text if len(lines) <= MAX_ACCEPT_LINES else None
             (OUT / path).write_text(
-                copy_accept(str(source)) if body is None and source.name != "METADATA"
+                copy_accept(str(found))
+                if body is None and found.name != "METADATA"
                 else "---\nmishkan: ingest\nkind: note\n---\n"
                 + "\n".join(lines[:MAX_ACCEPT_LINES]).rstrip()
                 + "\n",
@@ -890,7 +910,7 @@ def main(argv: list[str] | None = None) -> int:
                 "format": "",
                 "language": "",
                 "split": "heldout2",
-                "source": str(source).replace(ENV["NODE"], "$NODE").replace(ENV["VENV"], "$VENV"),
+                "source": str(found).replace(ENV["NODE"], "$NODE").replace(ENV["VENV"], "$VENV"),
             }
     for written in sorted((OUT / "accept").glob("*.fixture")):
         path = f"accept/{written.name}"

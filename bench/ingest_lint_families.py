@@ -1,7 +1,7 @@
 """Leave one family out: does ingest-lint still catch a family's documents when the
 detectors written for that family are switched off?
 
-    python bench/ingest_lint_families.py [--corpus DIR] [--split tune|heldout|all] [--markdown FILE]
+    python bench/ingest_lint_families.py [--corpus DIR] [--split SPLIT] [--markdown FILE] [-v]
 
 For each D-008 family (graph dump, parse tree, symbol table, call graph, bulk
 source) the detectors registered for it are disabled, and the rest (the other
@@ -9,12 +9,13 @@ families' detectors and the format-agnostic backstop, IL601) lint every reject
 document of that family and every accept document. The bar (issue 12): at least
 0.90 of each family still caught, with precision held at 0.98 or more on all
 accept documents. The same run reports precision and recall with every detector
-on, per collection and split, and the backstop alone.
+on, per collection and split, and what the backstop catches alone.
 
 Collections: the labelled public corpus (``../shared/corpus/ingest``, when
-present), the wider corpus of real tool output in
-``tests/ingest_lint/corpus_wide`` (its ``tune`` and ``heldout`` splits reported
-apart), and the shape fixtures in ``tests/ingest_lint/fixtures/shapes``.
+present), the wider corpus of real tool output and documents in
+``tests/ingest_lint/corpus_wide`` (splits ``tune``, ``heldout``, ``heldout2``,
+reported apart; ``--split`` keeps one), and the shape fixtures in
+``tests/ingest_lint/fixtures/shapes``. Borderline documents are not scored.
 """
 
 from __future__ import annotations
@@ -29,149 +30,91 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from mishkan_core.ingest_lint._detectors import detectors  # noqa: E402
-from mishkan_core.ingest_lint._engine import lint_file  # noqa: E402
-from mishkan_core.ingest_lint._model import (  # noqa: E402
-    BACKSTOP,
-    BULK_SOURCE,
-    CALL_GRAPH,
-    GRAPH_DUMP,
-    PARSE_TREE,
-    SYMBOL_TABLE,
-)
+from mishkan_core.ingest_lint._model import BACKSTOP  # noqa: E402
 from tests.ingest_lint.corpus import (  # noqa: E402
     Labelled,
     corpus_dir,
+    family_table,
+    leave_one_family_out,
+    score_documents,
     shape_documents,
     shared_documents,
     wide_documents,
 )
 from tests.ingest_lint.test_shape_fixtures import EXPECTED  # noqa: E402
 
-FAMILIES = (GRAPH_DUMP, PARSE_TREE, SYMBOL_TABLE, CALL_GRAPH, BULK_SOURCE)
-FAMILY_BAR = 0.90
-PRECISION_BAR = 0.98
 
-
-def documents(corpus: Path, split: str) -> list[Labelled]:
+def documents(corpus: Path, split: str = "all") -> list[Labelled]:
+    """Every labelled document: shared (when present), wide (one split or all), shapes."""
     found: list[Labelled] = []
     if (corpus / "LABELS.tsv").is_file():
         found += shared_documents(corpus)
-    found += [d for d in wide_documents() if split == "all" or d.split == split]
+    found += [d for d in wide_documents() if split in ("all", d.split)]
     found += shape_documents(EXPECTED)
     return found
 
 
-def codes_for(family: str) -> frozenset[str]:
-    return frozenset(d.rule.code for d in detectors() if d.rule.family == family)
+def report(docs: list[Labelled], verbose: bool = False) -> tuple[str, bool]:
+    scored = [d for d in docs if d.label != "borderline"]
+    out = ["## All detectors on\n"]
+    out.append("| collection | split | reject caught | accept passed | precision | recall |")
+    out.append("| --- | --- | --- | --- | --- | --- |")
+    groups: dict[tuple[str, str], list[Labelled]] = defaultdict(list)
+    for doc in scored:
+        groups[(doc.collection, doc.split)].append(doc)
+    for (collection, split), group in [*sorted(groups.items()), (("all", "all"), scored)]:
+        result = score_documents(group)
+        out.append(
+            f"| {collection} | {split} | {len(result.tp)}/{len(result.tp) + len(result.fn)} | "
+            f"{len(result.tn)}/{len(result.tn) + len(result.fp)} | {result.precision:.3f} | "
+            f"{result.recall:.3f} |"
+        )
+        if verbose and collection != "all":
+            out += [f"|   missed | {name} | | | | |" for name in result.fn]
+            out += [f"|   false positive | {name} | | | | |" for name in result.fp]
 
+    rows = leave_one_family_out(scored)
+    accepts = sum(1 for d in scored if d.label == "accept")
+    out.append("\n## Leave one family out\n")
+    out.append(
+        f"Bar: >= 0.90 of the family caught by the other detectors, precision >= 0.98 on "
+        f"all {accepts} accept documents.\n"
+    )
+    out.append(family_table(rows))
+    if verbose:
+        for row in rows:
+            out += [f"- {row.family}: missed {name}" for name in row.missed]
+            out += [f"- {row.family}: false positive {name}" for name in row.false_positives]
 
-def rejected(doc: Labelled, disabled: frozenset[str]) -> bool:
-    return lint_file(str(doc.path), disabled=disabled).rejected
+    specific = frozenset(d.rule.code for d in detectors() if d.rule.family != BACKSTOP)
+    alone = score_documents(scored, specific)
+    out.append("\n## The backstop alone (every specific detector off)\n")
+    out.append("| family | caught |")
+    out.append("| --- | --- |")
+    for row in rows:
+        family = [d.name for d in scored if d.label == "reject" and d.family == row.family]
+        caught = sum(1 for name in family if name in alone.tp)
+        out.append(f"| {row.family} | {caught}/{len(family)} ({caught / len(family):.3f}) |")
+    out.append(f"| accept (false positives) | {len(alone.fp)}/{accepts} |")
 
-
-def rate(hits: int, total: int) -> str:
-    return f"{hits / total:.3f}" if total else "  n/a"
+    met = all(row.meets_bar for row in rows)
+    out.append(f"\nbar (leave one family out): {'met' if met else 'NOT met'}")
+    return "\n".join(out), met
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default=os.environ.get("MISHKAN_INGEST_CORPUS") or None)
-    parser.add_argument("--split", default="all", help="a split of the wide corpus (tune, heldout, heldout2) or all")
-    parser.add_argument("--markdown", help="also write the report as markdown to FILE")
-    parser.add_argument("--verbose", action="store_true", help="list every miss")
+    parser.add_argument("--split", default="all", help="tune, heldout, heldout2 or all")
+    parser.add_argument("--markdown", help="also write the report to FILE")
+    parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     args = parser.parse_args(argv)
     corpus = Path(args.corpus) if args.corpus else corpus_dir()
-    docs = [d for d in documents(corpus, args.split) if d.label != "borderline"]
-    accepts = [d for d in docs if d.label == "accept"]
-    out: list[str] = []
-    ok = True
-
-    # ------------------------------------------------------------ everything on
-    out.append("## All detectors on\n")
-    out.append("| collection | split | reject caught | accept passed | precision | recall |")
-    out.append("| --- | --- | --- | --- | --- | --- |")
-    groups: dict[tuple[str, str], list[Labelled]] = defaultdict(list)
-    for doc in docs:
-        groups[(doc.collection, doc.split)].append(doc)
-        groups[("all", "all")].append(doc)
-    verdicts = {doc.path: rejected(doc, frozenset()) for doc in docs}
-    for (collection, split), group in sorted(
-        groups.items(), key=lambda kv: kv[0] == ("all", "all")
-    ):
-        tp = sum(verdicts[d.path] for d in group if d.label == "reject")
-        fn = sum(not verdicts[d.path] for d in group if d.label == "reject")
-        fp = sum(verdicts[d.path] for d in group if d.label == "accept")
-        tn = sum(not verdicts[d.path] for d in group if d.label == "accept")
-        out.append(
-            f"| {collection} | {split} | {tp}/{tp + fn} | {tn}/{tn + fp} | "
-            f"{rate(tp, tp + fp)} | {rate(tp, tp + fn)} |"
-        )
-        if args.verbose:
-            out += [
-                f"|   miss | {d.name} | | | | |"
-                for d in group
-                if d.label == "reject" and not verdicts[d.path]
-            ]
-            out += [
-                f"|   false positive | {d.name} | | | | |"
-                for d in group
-                if d.label == "accept" and verdicts[d.path]
-            ]
-
-    # ------------------------------------------------------------ leave one family out
-    out.append("\n## Leave one family out\n")
-    out.append(
-        f"Bar: >= {FAMILY_BAR:.2f} of the family caught by the other detectors, precision "
-        f">= {PRECISION_BAR:.2f} on all {len(accepts)} accept documents.\n"
-    )
-    out.append("| family | disabled | caught | rate | false positives | precision | by |")
-    out.append("| --- | --- | --- | --- | --- | --- | --- |")
-    for family in FAMILIES:
-        disabled = codes_for(family)
-        members = [d for d in docs if d.label == "reject" and d.family == family]
-        caught = 0
-        by: dict[str, int] = defaultdict(int)
-        misses = []
-        for doc in members:
-            result = lint_file(str(doc.path), disabled=disabled)
-            if result.rejected:
-                caught += 1
-                for code in sorted({f.rule for f in result.findings if not f.suppressed}):
-                    by[code] += 1
-            else:
-                misses.append(doc.name)
-        false_positives = [d.name for d in accepts if rejected(d, disabled)]
-        precision = caught / (caught + len(false_positives)) if caught else 0.0
-        good = caught >= FAMILY_BAR * len(members) and precision >= PRECISION_BAR
-        ok = ok and good
-        top = ", ".join(f"{code} {n}" for code, n in sorted(by.items(), key=lambda kv: -kv[1])[:4])
-        out.append(
-            f"| {family} | {','.join(sorted(disabled))} | {caught}/{len(members)} | "
-            f"{rate(caught, len(members))} | {len(false_positives)} | {precision:.3f} | {top} |"
-        )
-        if args.verbose:
-            out += [f"|   miss | {name} | | | | | |" for name in misses]
-            out += [f"|   false positive | {name} | | | | | |" for name in false_positives]
-
-    # ------------------------------------------------------------ the backstop alone
-    specific = frozenset(d.rule.code for d in detectors() if d.rule.family != BACKSTOP)
-    out.append("\n## The backstop alone (every specific detector off)\n")
-    out.append("| family | caught |")
-    out.append("| --- | --- |")
-    alone = {doc.path: rejected(doc, specific) for doc in docs}
-    for family in FAMILIES:
-        members = [d for d in docs if d.label == "reject" and d.family == family]
-        caught = sum(alone[d.path] for d in members)
-        out.append(f"| {family} | {caught}/{len(members)} ({rate(caught, len(members))}) |")
-    false_alone = sum(alone[d.path] for d in accepts)
-    out.append(f"| accept (false positives) | {false_alone}/{len(accepts)} |")
-
-    out.append(f"\nbar (leave one family out): {'met' if ok else 'NOT met'}")
-    report = "\n".join(out)
-    print(report)
+    text, met = report(documents(corpus, args.split), args.verbose)
+    print(text)
     if args.markdown:
-        Path(args.markdown).write_text(report + "\n", encoding="utf-8")
-    return 0 if ok else 1
+        Path(args.markdown).write_text(text + "\n", encoding="utf-8")
+    return 0 if met else 1
 
 
 if __name__ == "__main__":

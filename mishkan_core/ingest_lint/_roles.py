@@ -102,8 +102,8 @@ def is_sentence(tokens: list[str]) -> bool:
     """Does a line, split into tokens, hold a sentence's grammar?"""
     if FUNCTION_WORDS.isdisjoint(tokens):
         return False
-    found = [token for token in tokens if token in FUNCTION_WORDS]
-    if len(found) >= 2 or found[0] not in _WEAK:
+    found = {token for token in tokens if token in FUNCTION_WORDS}
+    if len(found) >= 2 or not found <= _WEAK:
         return True
     words = [t for t in tokens if len(t) >= 3 and t.isalpha() and t.islower() and t not in KEYWORDS]
     return len(words) >= 2
@@ -221,7 +221,9 @@ def _paragraphs(lines: list[str], out: list[int], stripped: list[str], role: int
             )
         if sentences and sentences >= 0.3 * (end - start):
             for i in range(start, end):
-                # quoted prose in a fence, not code with its comments
-                if out[i] == MACHINE and (role == PROSE or not code_shaped(stripped[i])):
+                # a wrapped sentence; in a fence, quoted prose, not code with comments
+                if (out[i] == MACHINE or (out[i] == HUMAN and role == PROSE)) and (
+                    role == PROSE or not code_shaped(stripped[i])
+                ):
                     out[i] = role
         start = end + 1 if not text else end
