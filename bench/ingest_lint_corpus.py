@@ -845,7 +845,7 @@ def main(argv: list[str] | None = None) -> int:
     (OUT / "reject").mkdir(parents=True, exist_ok=True)
     failed = 0
     for tool in TOOLS:
-        if args.split != "all" and tool.split != args.split:
+        if args.split not in ("all", tool.split):
             continue
         if args.only is not None and tool.name not in args.only:
             continue

@@ -22,10 +22,10 @@ CLASS_BROWSER = "\n".join(
 
 # A compact printed tree: a few very long lines, brackets nested deep.
 COMPACT = "\n".join(
-    "FunctionDef(name='f%d', args=arguments(posonlyargs=[], args=[arg(arg='x', "
+    f"FunctionDef(name='f{i}', args=arguments(posonlyargs=[], args=[arg(arg='x', "
     "annotation=Name(id='int', ctx=Load()))], kwonlyargs=[], kw_defaults=[], defaults=[]), "
     "body=[Return(value=BinOp(left=Name(id='x', ctx=Load()), op=Add(), "
-    "right=Constant(value=%d)))], decorator_list=[])" % (i, i)
+    f"right=Constant(value={i})))], decorator_list=[])"
     for i in range(8)  # under the bulk shape's 40 line-widths
 )
 
