@@ -63,7 +63,7 @@ _ERROR_MESSAGE = re.compile(r"(?:Error|Exception|Warning|error|warning)(?:\[\w+\
 _NATIVE_FRAME = re.compile(r"(?:\b(?:at|by|in)|#\d+)\s+0x[0-9A-Fa-f]{4,}|\+0x[0-9a-f]+$")
 
 #: characters of a line that is nothing but markdown rules and table separators
-_MARKUP = "-=|:*_`~ +#."
+MARKUP = "-=|:*_`~ +#."
 # an HTML comment's edges
 _COMMENT_EDGE = re.compile(r"<!--.*|.*-->")
 # HTML that markdown documents embed (tables, details, anchors), unlike the tags of an
@@ -170,58 +170,54 @@ def line_roles(block: Block) -> list[int]:
     """A role per line of the block (blank lines are NEUTRAL)."""
     lines = block.lines
     fenced = block.fenced
+    stripped = [raw.strip() for raw in lines]
+    sentence = [False] * len(lines)
     out = []
-    for raw in lines:
-        stripped = raw.strip()
-        if not stripped.strip(_MARKUP) or (
-            stripped[0] == "<" and _COMMENT_EDGE.fullmatch(stripped)
-        ):
+    for i, raw in enumerate(lines):
+        text = stripped[i]
+        if not text.strip(MARKUP) or (text[0] == "<" and _COMMENT_EDGE.fullmatch(text)):
             out.append(NEUTRAL)
-        elif not fenced and stripped[0] == "#":
-            out.append(NEUTRAL if code_shaped(stripped.lstrip("#")) else HUMAN)
-        elif is_sentence(stripped.split()):
+        elif not fenced and text[0] == "#":
+            out.append(NEUTRAL if code_shaped(text.lstrip("#")) else HUMAN)
+        elif is_sentence(text.split()):
+            # a paragraph's sentences: at the margin, or quoted in a fence (a docstring
+            # indented in unfenced code is not one)
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
+            sentence[i] = fenced or not code_indent
             out.append(NEUTRAL if fenced or code_indent else PROSE)
-        elif is_neutral_output(stripped):
+        elif is_neutral_output(text):
             out.append(NEUTRAL)
-        elif is_wordy(stripped) and not code_shaped(_MARKUP_SPAN.sub(" ", stripped)):
-            # outside a fence and at the margin, a reader's text; anywhere else quoted
+        elif fenced:
+            # a phrase in a fence is quoted text unless it looks like code (checked first:
+            # most fenced lines do)
+            out.append(NEUTRAL if not code_shaped(text) and is_wordy(text) else MACHINE)
+        elif is_wordy(text) and not code_shaped(_MARKUP_SPAN.sub(" ", text)):
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
-            out.append(NEUTRAL if fenced or code_indent else HUMAN)
-        elif not fenced and is_page_markup(stripped):
+            out.append(NEUTRAL if code_indent else HUMAN)
+        elif is_page_markup(text):
             out.append(HUMAN)
         else:
             out.append(MACHINE)
-    if fenced:
-        _paragraphs(lines, out, [raw.strip() for raw in lines], NEUTRAL)
-    else:
-        _paragraphs(lines, out, [raw.strip() for raw in lines], PROSE)
+    _paragraphs(out, stripped, sentence, NEUTRAL if fenced else PROSE)
     return out
 
 
-def _paragraphs(lines: list[str], out: list[int], stripped: list[str], role: int) -> None:
+def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role: int) -> None:
     """A paragraph with sentences in it is prose, all of it: the lines of a wrapped
     sentence that carry no function word ("`/proc` file system is unavailable.")
     belong to it. List items and headings start paragraphs of their own. Inside a
-    fence the same paragraph is quoted text (a licence, an e-mail): neutral. A
-    sentence there was marked NEUTRAL, so a fence's sentences are looked up again."""
+    fence the same paragraph is quoted text (a licence, an e-mail): neutral, unless
+    its lines look like code (code with its comments)."""
     start = 0
-    for end in range(len(lines) + 1):
-        text = stripped[end] if end < len(lines) else ""
-        opens = end < len(lines) and (_ITEM.match(text) is not None or text[:1] == "#")
+    count = len(out)
+    for end in range(count + 1):
+        text = stripped[end] if end < count else ""
+        opens = end < count and (_ITEM.match(text) is not None or text[:1] == "#")
         if text and not opens:
             continue
-        if role == PROSE:
-            sentences = sum(1 for i in range(start, end) if out[i] == PROSE)
-        else:
-            sentences = sum(
-                1
-                for i in range(start, end)
-                if out[i] == NEUTRAL and stripped[i] and is_sentence(stripped[i].split())
-            )
+        sentences = sum(sentence[start:end])
         if sentences and sentences >= 0.3 * (end - start):
             for i in range(start, end):
-                # a wrapped sentence; in a fence, quoted prose, not code with comments
                 if (out[i] == MACHINE or (out[i] == HUMAN and role == PROSE)) and (
                     role == PROSE or not code_shaped(stripped[i])
                 ):

@@ -33,7 +33,15 @@ from dataclasses import dataclass, field
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._roles import HUMAN, NEUTRAL, PROSE, code_shaped, line_roles
+from mishkan_core.ingest_lint._roles import (
+    HUMAN,
+    MARKUP,
+    NEUTRAL,
+    PROSE,
+    code_shaped,
+    is_wordy,
+    line_roles,
+)
 from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
 
 #: the width of a line of prose: a longer line weighs more
@@ -126,9 +134,9 @@ class Shape:
 
 
 def could_fire(doc: Document) -> bool:
-    """The gate: in a spread sample of the unclaimed lines, sentences at the margin
-    outside fences make up less than GATE_PROSE of the width. Most documents are
-    mostly prose and stop here."""
+    """The gate: in a spread sample of the unclaimed lines, sentences, headings and
+    phrases at the margin outside fences make up less than GATE_PROSE of the width.
+    Most documents are mostly prose and stop here."""
     blocks = doc.unclaimed()
     lines = sum(block.nonblank for block in blocks)
     prose = total = 0.0
@@ -140,11 +148,14 @@ def could_fire(doc: Document) -> bool:
         picked = picked[::step]
         scale = block.nonblank / len(picked)
         for line in picked:
-            weight = max(1.0, len(line) / LINE) * scale
+            stripped = line.strip()
+            if not stripped.strip(MARKUP):
+                continue
+            weight = max(1.0, len(stripped) / LINE) * scale
             total += weight
             if block.fenced or line[:1] == "\t" or line[:4] == "    ":
                 continue
-            if _HINT.search(line):
+            if stripped[0] == "#" or _HINT.search(line) or is_wordy(stripped):
                 prose += weight
     return total >= MIN_LISTING and prose < GATE_PROSE * total
 
