@@ -56,6 +56,7 @@ _NEUTRAL_START = re.compile(
     r"|-->\s+\S+:\d+:\d+|from\s\S+:\d+:in\s|goroutine\s\d+|\.\.\.\s\d+\s"
     r"|\[?(?:ERROR|WARN(?:ING)?|INFO|DEBUG|FATAL|TRACE|NOTICE)\b)"
 )
+_NEUTRAL_FIRST = frozenset("$>PaF#0123456789CT-fg.[EWIDN")
 # ... anywhere in a line, each behind a cheap substring test: a timestamp, an error
 # message ("IndexError: ", "error[E0308]: "), a native frame or a Go frame's "+0x1d"
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\b\d\d:\d\d:\d\d\b")
@@ -94,6 +95,8 @@ _CODE_MARK = re.compile(
     r"[{}\[\];=<>`$\\]|\w\(|->|::|(?<!\w)[A-Za-z_]\w+[.#][A-Za-z_]\w|\w/\w+/|\w_\w|[a-z][A-Z]"
     r"|\b[0-9a-fA-F]{6,}\b|\d:\d"
 )
+#: the single characters among the marks of code
+_CODE_CHARS = ("=", ";", "{", "}", "[", "]", "<", ">", "`", "$", "\\")
 _ADDRESS = re.compile(r"(?<![\w.+<-])<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?|(?<!\w)\w+://\S+")
 _ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 
@@ -111,7 +114,7 @@ def is_sentence(tokens: list[str]) -> bool:
 
 def is_neutral_output(stripped: str) -> bool:
     """Frames, diagnostics, prompts and log lines: accepted, neither prose nor machine."""
-    if _NEUTRAL_START.match(stripped):
+    if stripped[0] in _NEUTRAL_FIRST and _NEUTRAL_START.match(stripped):
         return True
     if "0x" in stripped and _NATIVE_FRAME.search(stripped):
         return True
@@ -121,13 +124,25 @@ def is_neutral_output(stripped: str) -> bool:
         return True
     if "panicked at" in stripped:
         return True
-    return stripped.count(":") >= 2 and _TIMESTAMP.search(stripped) is not None
+    return _has_clock(stripped) and _TIMESTAMP.search(stripped) is not None
+
+
+def _has_clock(line: str) -> bool:
+    """A cheap look for "12:34": the regex runs only where it could match."""
+    at = line.find(":")
+    while 0 <= at < len(line) - 2:
+        if line[at - 2 : at].isdigit() and line[at + 1 : at + 3].isdigit():
+            return True
+        at = line.find(":", at + 1)
+    return False
 
 
 def code_shaped(line: str) -> bool:
     """Does the line look like code: a keyword first, or a mark of code?"""
     if "@" in line or "://" in line:
         line = _ADDRESS.sub(" ", line)
+    elif any(mark in line for mark in _CODE_CHARS):  # most code lines: no regex needed
+        return True
     first = line.split(None, 1)[:1]
     return bool(first and first[0] in KEYWORDS) or _CODE_MARK.search(line) is not None
 

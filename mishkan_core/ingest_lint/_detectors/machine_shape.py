@@ -35,6 +35,7 @@ from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
+    MACHINE,
     MARKUP,
     NEUTRAL,
     PROSE,
@@ -138,9 +139,16 @@ def could_fire(doc: Document) -> bool:
     phrases at the margin outside fences make up less than GATE_PROSE of the width.
     Most documents are mostly prose and stop here."""
     blocks = doc.unclaimed()
-    lines = sum(block.nonblank for block in blocks)
-    prose = total = 0.0
+    # a fence holds no prose: its lines count whole, unread. The look stops as soon as
+    # the prose would be enough even against the widest the document can be (every
+    # line one width more than its length gives).
+    total = sum(max(b.nonblank, len(b.text) / LINE) for b in blocks if b.fenced)
+    lines = sum(block.nonblank for block in blocks if not block.fenced)
+    enough = GATE_PROSE * sum(b.nonblank + len(b.text) / LINE for b in blocks)
+    prose = 0.0
     for block in blocks:
+        if block.fenced:
+            continue
         picked = block_sample(block)
         if not picked:
             continue
@@ -153,41 +161,55 @@ def could_fire(doc: Document) -> bool:
                 continue
             weight = max(1.0, len(stripped) / LINE) * scale
             total += weight
-            if block.fenced or line[:1] == "\t" or line[:4] == "    ":
+            if line[:1] == "\t" or line[:4] == "    ":
                 continue
             if stripped[0] == "#" or _HINT.search(line) or is_wordy(stripped):
                 prose += weight
+                if prose >= enough:
+                    return False
     return total >= MIN_LISTING and prose < GATE_PROSE * total
+
+
+def _most(block: Block) -> float:
+    """The most machine width a block can hold: every line one width more than its
+    length gives (a data fence's half)."""
+    scale = 0.5 if block.fenced and block.lang in DATA_LANGS else 1.0
+    return (block.nonblank + len(block.text) / LINE) * scale
 
 
 def measure(doc: Document) -> Shape:
     """Roles and widths over the unclaimed blocks. Prose lives outside fences, so
-    those blocks are read first; when their prose already rules out MIN_SHARE even
-    if every fenced line were machine, the fences are not read line by line and an
-    empty Shape comes back."""
+    those blocks are read first, and the reading stops (an empty Shape comes back)
+    as soon as their prose rules out MIN_SHARE even if every line still unread were
+    machine. A sentence repeated STAMPED times is boilerplate: its repeats stop
+    counting as prose."""
     blocks = doc.unclaimed()
-    roles = {block.index: line_roles(block) for block in blocks if not block.fenced}
-    said = Counter(
-        block.lines[i].strip()
-        for block in blocks
-        if not block.fenced
-        for i, role in enumerate(roles[block.index])
-        if role in (PROSE, HUMAN)
-    )
-    stamped = {line for line, count in said.items() if count >= STAMPED}
-    prose = machine = 0.0
-    for block in blocks:
-        if block.fenced:  # at most every line, as wide as its text
-            scale = 0.5 if block.lang in DATA_LANGS else 1.0
-            machine += (block.nonblank + len(block.text) / LINE) * scale
-            continue
-        for i, role in enumerate(roles[block.index]):
-            if role in (PROSE, HUMAN) and block.lines[i].strip() not in stamped:
-                prose += width(block.lines[i])
-            elif role != NEUTRAL:
-                machine += width(block.lines[i])
-    if machine < MIN_SHARE * (machine + prose):
-        return Shape()
+    outside = [block for block in blocks if not block.fenced]
+    most = sum(_most(block) for block in blocks)  # the machine width there can be
+    prose = 0.0  # prose and human width so far, repeats past STAMPED taken back
+    said: Counter[str] = Counter()
+    roles: dict[int, list[int]] = {}
+    for block in outside:
+        marks = roles[block.index] = line_roles(block)
+        most -= _most(block)
+        for i, role in enumerate(marks):
+            if role == NEUTRAL:
+                continue
+            if role == MACHINE:
+                most += width(block.lines[i])
+                continue
+            text = block.lines[i].strip()
+            said[text] += 1
+            if said[text] < STAMPED:
+                prose += width(text)
+            elif said[text] == STAMPED:  # boilerplate after all: machine, every one
+                prose -= (STAMPED - 1) * width(text)
+                most += STAMPED * width(text)
+            else:
+                most += width(text)
+        if most < MIN_SHARE * (most + prose):
+            return Shape()
+    stamped = {text for text, count in said.items() if count >= STAMPED}
     shape = Shape()
     run = 0.0
     for block in blocks:
