@@ -59,6 +59,7 @@ _NEUTRAL_START = re.compile(
 _NEUTRAL_FIRST = frozenset("$>PaF#0123456789CT-fg.[EWIDN")
 # ... anywhere in a line, each behind a cheap substring test: a timestamp, an error
 # message ("IndexError: ", "error[E0308]: "), a native frame or a Go frame's "+0x1d"
+_COLON_DIGITS = re.compile(r":\d\d")
 _TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d[T ]\d\d:\d\d|\b\d\d:\d\d:\d\d\b")
 _ERROR_MESSAGE = re.compile(r"(?:Error|Exception|Warning|error|warning)(?:\[\w+\])?: ")
 _NATIVE_FRAME = re.compile(r"(?:\b(?:at|by|in)|#\d+)\s+0x[0-9A-Fa-f]{4,}|\+0x[0-9a-f]+$")
@@ -96,7 +97,7 @@ _CODE_MARK = re.compile(
     r"|\b[0-9a-fA-F]{6,}\b|\d:\d"
 )
 #: the single characters among the marks of code
-_CODE_CHARS = ("=", ";", "{", "}", "[", "]", "<", ">", "`", "$", "\\")
+_CODE_CHARS = frozenset("=;{}[]<>`$\\")
 _ADDRESS = re.compile(r"(?<![\w.+<-])<?[\w.+-]+@[\w-]+(?:\.[\w-]+)+>?|(?<!\w)\w+://\S+")
 _ITEM = re.compile(r"(?:[-*+]|\d+[.)])\s")
 
@@ -128,12 +129,11 @@ def is_neutral_output(stripped: str) -> bool:
 
 
 def _has_clock(line: str) -> bool:
-    """A cheap look for "12:34": the regex runs only where it could match."""
-    at = line.find(":")
-    while 0 <= at < len(line) - 2:
-        if line[at - 2 : at].isdigit() and line[at + 1 : at + 3].isdigit():
+    """A cheap look for "12:34" (a pattern that opens with ":" is scanned for in C):
+    the timestamp regex runs only where it could match."""
+    for match in _COLON_DIGITS.finditer(line):
+        if line[max(0, match.start() - 2) : match.start()].isdigit():
             return True
-        at = line.find(":", at + 1)
     return False
 
 
@@ -141,7 +141,7 @@ def code_shaped(line: str) -> bool:
     """Does the line look like code: a keyword first, or a mark of code?"""
     if "@" in line or "://" in line:
         line = _ADDRESS.sub(" ", line)
-    elif any(mark in line for mark in _CODE_CHARS):  # most code lines: no regex needed
+    elif not _CODE_CHARS.isdisjoint(line):  # most code lines: no regex needed
         return True
     first = line.split(None, 1)[:1]
     return bool(first and first[0] in KEYWORDS) or _CODE_MARK.search(line) is not None

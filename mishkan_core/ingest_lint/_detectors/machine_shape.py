@@ -40,6 +40,7 @@ from mishkan_core.ingest_lint._roles import (
     NEUTRAL,
     PROSE,
     code_shaped,
+    is_page_markup,
     is_wordy,
     line_roles,
 )
@@ -71,7 +72,7 @@ STAMPED = 4
 #: the gate: a spread sample of about GATE_SAMPLE lines in which sentences make up
 #: GATE_PROSE of the width or more cannot reach MIN_SHARE (every document IL601
 #: fires on in the corpus samples under 0.07)
-GATE_SAMPLE = 48
+GATE_SAMPLE = 20
 GATE_PROSE = 0.3
 # the commonest function words, for the gate (a subset: the sample underestimates)
 _HINT = re.compile(
@@ -135,8 +136,9 @@ class Shape:
 
 
 def could_fire(doc: Document) -> bool:
-    """The gate: in a spread sample of the unclaimed lines, sentences, headings and
-    phrases at the margin outside fences make up less than GATE_PROSE of the width.
+    """The gate: in a spread sample of the unclaimed lines, sentences, headings, page
+    markup and phrases at the margin outside fences make up less than GATE_PROSE of the
+    width.
     Most documents are mostly prose and stop here."""
     blocks = doc.unclaimed()
     # a fence holds no prose: its lines count whole, unread. The look stops as soon as
@@ -163,7 +165,12 @@ def could_fire(doc: Document) -> bool:
             total += weight
             if line[:1] == "\t" or line[:4] == "    ":
                 continue
-            if stripped[0] == "#" or _HINT.search(line) or is_wordy(stripped):
+            if (
+                stripped[0] == "#"
+                or _HINT.search(line)
+                or (stripped[0] in "<[" and is_page_markup(stripped))
+                or is_wordy(stripped)
+            ):
                 prose += weight
                 if prose >= enough:
                     return False
