@@ -193,7 +193,8 @@ def measure(doc: Document) -> Shape:
     machine. A sentence repeated STAMPED times is boilerplate: its repeats stop
     counting as prose."""
     blocks = doc.unclaimed()
-    outside = [block for block in blocks if not block.fenced]
+    # the largest first: the prose that rules a document out is found soonest there
+    outside = sorted((block for block in blocks if not block.fenced), key=lambda b: -b.nonblank)
     most = sum(_most(block) for block in blocks)  # the machine width there can be
     prose = 0.0  # prose and human width so far, repeats past STAMPED taken back
     said: Counter[str] = Counter()
