@@ -62,8 +62,16 @@ def worker(package_root: str, corpus: str, repeat: int) -> None:
 
 def _measure(package_root: Path, corpus: Path, repeat: int) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, __file__, "--worker", str(package_root), "--corpus", str(corpus),
-         "--repeat", str(repeat)],
+        [
+            sys.executable,
+            __file__,
+            "--worker",
+            str(package_root),
+            "--corpus",
+            str(corpus),
+            "--repeat",
+            str(repeat),
+        ],
         capture_output=True,
         text=True,
         check=True,
@@ -86,7 +94,7 @@ def _baseline(rev: str, into: Path) -> Path | None:
         return None
     root = into / "baseline"
     with tarfile.open(archive) as tar:
-        tar.extractall(root)  # noqa: S202 - our own repository's archive
+        tar.extractall(root)
     return root
 
 

@@ -139,19 +139,20 @@ class Shape:
 def could_fire(doc: Document) -> bool:
     """The gate: in a spread sample of the unclaimed lines, sentences, headings, page
     markup and phrases at the margin outside fences make up less than GATE_PROSE of the
-    width.
-    Most documents are mostly prose and stop here."""
+    width. Most documents are mostly prose and stop here, most of them at their
+    largest block outside a fence, which is read first."""
     blocks = doc.unclaimed()
     # a fence holds no prose: its lines count whole, unread. The look stops as soon as
     # the prose would be enough even against the widest the document can be (every
     # line one width more than its length gives).
     total = sum(max(b.nonblank, len(b.text) / LINE) for b in blocks if b.fenced)
     lines = sum(block.nonblank for block in blocks if not block.fenced)
-    enough = GATE_PROSE * sum(b.nonblank + len(b.text) / LINE for b in blocks)
+    widest = sum(b.nonblank + len(b.text) / LINE for b in blocks)
+    if widest < MIN_LISTING:  # a rejected document's note, the rest claimed
+        return False
+    enough = GATE_PROSE * widest
     prose = 0.0
-    for block in blocks:
-        if block.fenced:
-            continue
+    for block in sorted((b for b in blocks if not b.fenced), key=lambda b: -b.nonblank):
         picked = block_sample(block)
         if not picked:
             continue
