@@ -101,7 +101,7 @@ def test_leave_one_family_out_on_our_corpus() -> None:
 @pytest.mark.parametrize("split", ["heldout", "heldout2"])
 def test_held_out_splits_are_reported(split: str) -> None:
     """Reported, not barred: the first scores of the held-out splits are in
-    bench/results/ingest_lint_heldout*_first_score.md; after each was scored, the
+    tests/ingest_lint/corpus_wide/first_scores/; after each was scored, the
     fixes it prompted made it no longer held out."""
     documents = [d for d in _ours() if d.split == split]
     assert documents

@@ -277,3 +277,25 @@ def test_a_long_suppression_reason_is_kept_whole() -> None:
     )
     assert not fm.problems
     assert [(s.rules, s.reason) for s in fm.suppressions] == [(("IL101",), reason)]
+
+
+def test_the_reported_files_lint_as_they_should(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The issue's own reproductions, through the CLI: the plain one is rightly not
+    an artifact, the same line beside "mishkan: ingest" is one, and both are read."""
+    from mishkan_core.ingest_lint.__main__ import main
+
+    plain = tmp_path / "x.md"
+    plain.write_text("---\ntitle: a" + " " * 40_000 + "b\n---\n", encoding="utf-8")
+    assert main([str(plain)]) == 0
+    assert "(0 artifact(s) checked" in capsys.readouterr().out
+    marked = tmp_path / "y.md"
+    marked.write_text(
+        "---\nmishkan: ingest\ntitle: a" + " " * 40_000 + "b\n"
+        "mishkan-lint: allow IL101 -- x" + " " * 80_000 + "y\n---\nProse.\n",
+        encoding="utf-8",
+    )
+    assert main([str(marked)]) == 1  # the suppression is unused: IL003, not a timeout
+    out = capsys.readouterr().out
+    assert "IL003 unused suppression: IL101" in out and "(1 artifact(s) checked" in out
