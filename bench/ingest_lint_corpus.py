@@ -70,6 +70,48 @@ class Tool:
     skip_lines: int = 0  # leading lines of noise (a banner) to drop
 
 
+# Short Python programs several tools share: a call graph read from pyan's TGF, an
+# import graph read from pydeps's JSON, each written out by a networkx writer; a
+# tree-sitter tree printed with positions and field names.
+def _from_tgf(write: str, kind: str = "") -> str:
+    return (
+        "import sys,networkx as nx\n"
+        "names={}; g=nx.DiGraph(); edges=False\n"
+        "for line in sys.stdin:\n"
+        "    line=line.strip()\n"
+        '    if line=="#": edges=True; continue\n'
+        "    if not line: continue\n"
+        "    a,b=line.split(None,1)\n"
+        f"    if edges: g.add_edge(names[a], names[b.split()[0]]{kind})\n"
+        "    else: names[a]=b\n"
+        f"{write}"
+    )
+
+
+def _from_pydeps(write: str, node: str = "") -> str:
+    return (
+        "d=json.load(sys.stdin); g=nx.DiGraph()\n"
+        "for k,v in d.items():\n"
+        f"{node}"
+        '    for i in v.get("imports") or []: g.add_edge(k,i)\n'
+        f"{write}"
+    )
+
+
+def _tree_sitter_walk(module: str, alias: str) -> str:
+    return (
+        f"$VENV/bin/python -c 'import sys,tree_sitter as ts,{module} as {alias}\n"
+        f"p=ts.Parser(ts.Language({alias}.language()))\n"
+        "def w(n,d=0,f=None):\n"
+        "    if not n.is_named: return\n"
+        '    print("  "*d+(f+": " if f else "")+"("+n.type+" ["+str(n.start_point[0])+'
+        '", "+str(n.start_point[1])+"] - ["+str(n.end_point[0])+", "+str(n.end_point[1])+'
+        '"]")\n'
+        "    for i,c in enumerate(n.children): w(c,d+1,n.field_name_for_child(i))\n"
+        'w(p.parse(open(sys.argv[1],"rb").read()).root_node)\' '
+    )
+
+
 # fmt: off
 TOOLS: list[Tool] = [
     # ------------------------------------------------------------------ Python
@@ -178,23 +220,14 @@ TOOLS: list[Tool] = [
     Tool("py-networkx-adjlist", "call-graph", "networkx adjacency list", "python", "tune",
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pydeps networkx/algorithms/dag.py "
          "--show-deps --no-output --max-bacon 2 2>/dev/null | $VENV/bin/python -c 'import sys,json,"
-         "networkx as nx\n"
-         "d=json.load(sys.stdin); g=nx.DiGraph()\n"
-         "for k,v in d.items():\n"
-         "    for i in v.get(\"imports\") or []: g.add_edge(k,i)\n"
-         "nx.write_adjlist(g, sys.stdout.buffer)'", "Import adjacency of networkx.dag", 150),
+         "networkx as nx\n" + _from_pydeps("nx.write_adjlist(g, sys.stdout.buffer)'"),
+         "Import adjacency of networkx.dag", 150),
     Tool("py-networkx-edgelist-calls", "call-graph", "networkx edge list", "python", "tune",
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pyan3 radon/*.py --tgf --uses "
-         "--no-defines 2>/dev/null | $VENV/bin/python -c 'import sys,networkx as nx\n"
-         "names={}; g=nx.DiGraph(); edges=False\n"
-         "for line in sys.stdin:\n"
-         "    line=line.strip()\n"
-         "    if line==\"#\": edges=True; continue\n"
-         "    if not line: continue\n"
-         "    a,b=line.split(None,1)\n"
-         "    if edges: g.add_edge(names[a], names[b.split()[0]], kind=\"uses\")\n"
-         "    else: names[a]=b\n"
-         "nx.write_edgelist(g, sys.stdout.buffer, data=[\"kind\"])'",
+         "--no-defines 2>/dev/null | $VENV/bin/python -c '"
+         + _from_tgf(
+             "nx.write_edgelist(g, sys.stdout.buffer, data=[\"kind\"])'", ", kind=\"uses\""
+         ),
          "radon call edges (networkx edge list)", 160),
     # ------------------------------------------------------------------ JavaScript / TypeScript
     Tool("js-acorn-express-view", "parse-tree", "acorn ESTree JSON", "javascript", "tune",
@@ -267,16 +300,7 @@ TOOLS: list[Tool] = [
          "jdeps -verbose:class --dot-output $TMP/jdot --module java.prefs >/dev/null "
          "&& cat $TMP/jdot/java.prefs.dot", "jdeps DOT of java.prefs", 200),
     Tool("java-treesitter-optional", "parse-tree", "tree-sitter S-expression", "java", "tune",
-         "$VENV/bin/python -c 'import sys,tree_sitter as ts,tree_sitter_java as tj\n"
-         "p=ts.Parser(ts.Language(tj.language()))\n"
-         "def w(n,d=0,f=None):\n"
-         "    if not n.is_named: return\n"
-         "    print(\"  \"*d+(f+\": \" if f else \"\")+\"(\"+n.type+\" [\"+str(n.start_point[0])+"
-         "\", \"+str(n.start_point[1])+\"] - [\"+str(n.end_point[0])+\", \"+str(n.end_point[1])+"
-         "\"]\")\n"
-         "    for i,c in enumerate(n.children): w(c,d+1,n.field_name_for_child(i))\n"
-         "w(p.parse(open(sys.argv[1],\"rb\").read()).root_node)' "
-         "$SRC/java.base/java/util/StringJoiner.java",
+         _tree_sitter_walk("tree_sitter_java", "tj") + "$SRC/java.base/java/util/StringJoiner.java",
          "tree-sitter parse of StringJoiner.java", 220),
     # ------------------------------------------------------------------ C
     Tool("c-gcc-tree-original-zpipe", "parse-tree", "gcc -fdump-tree-original (GENERIC)", "c",
@@ -396,24 +420,17 @@ TOOLS: list[Tool] = [
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pydeps networkx/classes/digraph.py "
          "--show-deps --no-output --max-bacon 2 2>/dev/null | $VENV/bin/python -c "
          "'import sys,json,networkx as nx\n"
-         "d=json.load(sys.stdin); g=nx.DiGraph()\n"
-         "for k,v in d.items():\n"
-         "    g.add_node(k, path=v.get(\"path\") or \"\")\n"
-         "    for i in v.get(\"imports\") or []: g.add_edge(k,i)\n"
-         "nx.write_gml(g, sys.stdout.buffer)'", "Import graph of networkx.classes as GML", 240),
+         + _from_pydeps(
+             "nx.write_gml(g, sys.stdout.buffer)'",
+             "    g.add_node(k, path=v.get(\"path\") or \"\")\n",
+         ),
+         "Import graph of networkx.classes as GML", 240),
     Tool("py-networkx-pajek", "graph-dump", "Pajek .net (networkx.write_pajek)", "python",
          "heldout",
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pyan3 yaml/*.py --tgf --uses "
-         "--no-defines 2>/dev/null | $VENV/bin/python -c 'import sys,networkx as nx\n"
-         "names={}; g=nx.DiGraph(); edges=False\n"
-         "for line in sys.stdin:\n"
-         "    line=line.strip()\n"
-         "    if line==\"#\": edges=True; continue\n"
-         "    if not line: continue\n"
-         "    a,b=line.split(None,1)\n"
-         "    if edges: g.add_edge(names[a], names[b.split()[0]])\n"
-         "    else: names[a]=b\n"
-         "nx.write_pajek(g, sys.stdout.buffer)'", "PyYAML call graph, Pajek format", 200),
+         "--no-defines 2>/dev/null | $VENV/bin/python -c '"
+         + _from_tgf("nx.write_pajek(g, sys.stdout.buffer)'"),
+         "PyYAML call graph, Pajek format", 200),
     Tool("py-pyan-tgf-jedi", "graph-dump", "pyan TGF", "python", "heldout",
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pyan3 jedi/api/*.py --tgf --uses "
          "2>/dev/null", "Trivial Graph Format of jedi.api", 220),
@@ -482,37 +499,19 @@ TOOLS: list[Tool] = [
          "xdot of networkx.readwrite imports", 200),
     Tool("py-networkx-gexf", "graph-dump", "GEXF (networkx.write_gexf)", "python", "heldout2",
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pyan3 astroid/nodes/*.py --tgf "
-         "--uses --no-defines 2>/dev/null | $VENV/bin/python -c 'import sys,networkx as nx\n"
-         "names={}; g=nx.DiGraph(); edges=False\n"
-         "for line in sys.stdin:\n"
-         "    line=line.strip()\n"
-         "    if line==\"#\": edges=True; continue\n"
-         "    if not line: continue\n"
-         "    a,b=line.split(None,1)\n"
-         "    if edges: g.add_edge(names[a], names[b.split()[0]])\n"
-         "    else: names[a]=b\n"
-         "nx.write_gexf(g, sys.stdout.buffer)'", "astroid.nodes call graph, GEXF", 220),
+         "--uses --no-defines 2>/dev/null | $VENV/bin/python -c '"
+         + _from_tgf("nx.write_gexf(g, sys.stdout.buffer)'"),
+         "astroid.nodes call graph, GEXF", 220),
     Tool("py-networkx-cytoscape", "graph-dump", "Cytoscape JSON (networkx)", "python",
          "heldout2",
          "cd $VENV/lib/python3.11/site-packages && $VENV/bin/pydeps pylint/lint "
          "--show-deps --no-output --max-bacon 2 2>/dev/null | $VENV/bin/python -c "
          "'import sys,json,networkx as nx\n"
-         "d=json.load(sys.stdin); g=nx.DiGraph()\n"
-         "for k,v in d.items():\n"
-         "    for i in v.get(\"imports\") or []: g.add_edge(k,i)\n"
-         "print(json.dumps(nx.cytoscape_data(g), indent=1))'",
+         + _from_pydeps("print(json.dumps(nx.cytoscape_data(g), indent=1))'"),
          "pylint.lint imports as Cytoscape JSON", 240, fence="json"),
     Tool("go-treesitter-scanner", "parse-tree", "tree-sitter S-expression", "go", "heldout2",
-         "$VENV/bin/python -c 'import sys,tree_sitter as ts,tree_sitter_go as tg\n"
-         "p=ts.Parser(ts.Language(tg.language()))\n"
-         "def w(n,d=0,f=None):\n"
-         "    if not n.is_named: return\n"
-         "    print(\"  \"*d+(f+\": \" if f else \"\")+\"(\"+n.type+\" [\"+str(n.start_point[0])+"
-         "\", \"+str(n.start_point[1])+\"] - [\"+str(n.end_point[0])+\", \"+str(n.end_point[1])+"
-         "\"]\")\n"
-         "    for i,c in enumerate(n.children): w(c,d+1,n.field_name_for_child(i))\n"
-         "w(p.parse(open(sys.argv[1],\"rb\").read()).root_node)' "
-         "/usr/share/go-1.19/src/bufio/scan.go", "tree-sitter parse of bufio/scan.go", 220),
+         _tree_sitter_walk("tree_sitter_go", "tg") + "/usr/share/go-1.19/src/bufio/scan.go",
+         "tree-sitter parse of bufio/scan.go", 220),
     Tool("ts-tsc-explain-files", "call-graph", "tsc --explainFiles", "typescript", "heldout2",
          "cd $NODE && node_modules/.bin/tsc --noEmit --skipLibCheck --explainFiles "
          "node_modules/tsconfig-paths/src/index.ts 2>&1 | sed 's|'$NODE'|.|g'",
