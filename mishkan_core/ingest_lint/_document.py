@@ -7,7 +7,7 @@ import re
 from mishkan_core.ingest_lint._model import Block, Document
 
 # every line that could open or close a fence (CommonMark: up to 3 spaces of indent)
-_FENCE_LINE = re.compile(r"^ {0,3}(`{3,}|~{3,})([^\n]*)$")
+_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")  # matched against one line
 
 
 def build(path: str, lines: list[str], body_start: int) -> Document:

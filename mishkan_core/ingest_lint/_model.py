@@ -10,6 +10,8 @@ PARSE_TREE = "parse-tree"
 SYMBOL_TABLE = "symbol-table"
 CALL_GRAPH = "call-graph"
 BULK_SOURCE = "bulk-source"
+#: the format-agnostic backstop: it judges shape and proportion, not a family's format
+BACKSTOP = "backstop"
 META = "meta"
 INPUT = "input"
 

@@ -122,15 +122,19 @@ def split_lines(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- front matter
 
+# The value starts at its first non-blank character (trailing blanks are stripped by
+# the caller): a lazy value before "[ \t]*$" made a long line quadratic (issue 11).
 _KEY_LINE = re.compile(
-    r"""^(?P<key>[A-Za-z0-9_][\w.\-]*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>.*?))?[ \t]*$"""
+    r"""^(?P<key>[A-Za-z0-9_][\w.\-]*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>[^ \t].*)?)?$"""
 )
 _OPEN = re.compile(r"^---[ \t]*$")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
 _MISHKAN_MENTION = re.compile(r"^[ \t]*['\"]?mishkan(?:-lint)?['\"]?[ \t]*:", re.MULTILINE)
+# The reason runs from its first to its last non-blank character; the greedy ".*"
+# reaches the end at once (a lazy one made a long reason quadratic, issue 11).
 _SUPPRESSION = re.compile(
     r"^allow[ \t]+(?P<rules>[A-Za-z]+[0-9]+(?:[ \t]*,[ \t]*[A-Za-z]+[0-9]+)*)"
-    r"(?:[ \t]+--(?P<sep_only>[ \t]*$)|[ \t]+--[ \t]+(?P<reason>\S.*?))?[ \t]*$"
+    r"(?:[ \t]+--(?:[ \t]+(?P<reason>[^ \t](?:.*[^ \t])?))?)?[ \t]*$"
 )
 
 

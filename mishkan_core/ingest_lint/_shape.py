@@ -13,24 +13,36 @@ from mishkan_core.ingest_lint._model import Block
 
 # A token that reads as a code symbol rather than a word: qualified (a.b, a::b,
 # a#b), called (f()), snake_case, dunder/underscore-led, or camelCase with an
-# inner capital. Plain words ("Parser", "session") do not match.
+# inner capital. Plain words ("Parser", "session") do not match. Every branch but
+# the called one ends in a greedy run of word characters, so only that one needs
+# the "no word character next" check (a check after the greedy runs would make
+# a failed search quadratic).
 CODE_REF = re.compile(
     r"(?<![\w$])(?:"
-    r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$~][\w$]*)+(?:\(\))?"
-    r"|\.?[A-Za-z_$][\w$]*\(\)"
+    r"[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$~][\w$]*)+(?:\(\)(?![\w$]))?"
+    r"|\.?[A-Za-z_$][\w$]*\(\)(?![\w$])"
     r"|[A-Za-z$][A-Za-z0-9$]*_[\w$]*"
     r"|_[\w$]+"
     r"|[a-z][a-z0-9]*[A-Z][\w$]*"
     r"|[A-Z][a-z0-9]+[A-Z][\w$]*"
-    r")(?![\w$])"
+    r")"
 )
 
 # Frames of a stack trace and compiler diagnostics also carry locations, but
 # they are accepted content (a stack trace in a postmortem), so they do not count.
-DIAGNOSTIC = re.compile(
-    r"^\s*(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
-    r"|\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
+_DIAGNOSTIC_START = re.compile(
+    r"\s*(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
 )
+_DIAGNOSTIC_WORD = re.compile(
+    r"\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
+)
+
+
+def is_diagnostic(line: str) -> bool:
+    """A frame of a stack trace or a compiler diagnostic: "at f (a.js:1:2)",
+    'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d"."""
+    return bool(_DIAGNOSTIC_START.match(line) or _DIAGNOSTIC_WORD.search(line))
+
 
 # A frame of a native stack trace (valgrind, gdb, lldb, sanitizers): tool output quoted
 # in a postmortem, not source code.

@@ -17,8 +17,9 @@ from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._shape import sample_reaches
 
 _DECODER = json.JSONDecoder()
-# a JSON string (complete, on one line) or a bracket
-_JSON_TOKEN = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
+# a JSON string (complete, on one line) or a bracket; a string never starts right
+# after a backslash, so an unterminated one full of \" is scanned once, not once per quote
+_JSON_TOKEN = re.compile(r'(?<!\\)(?:"(?:[^"\\\n]|\\.)*"|[\[\]{}])')
 MAX_RECORDS = 1000
 
 
@@ -177,9 +178,12 @@ def iter_dicts(value: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any] | No
 
 # --------------------------------------------------------------------------- YAML subset
 
+# a key ends at a non-blank; the value starts at one (blanks between cannot be split)
 _YAML_KEY = re.compile(
-    r"""^(?P<key>[^\s#'"\-\[{][^:#]*?|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>.*))?$"""
+    r"""^(?P<key>[^\s#'"\-\[{](?:[^:#]*[^:#\s])?|"[^"]*"|'[^']*')[ \t]*:"""
+    r"""(?:[ \t]+(?P<value>[^ \t].*)?)?$"""
 )
+_INTEGER = re.compile(r"-?\d+")
 
 
 def _yaml_scalar(raw: str) -> Any:
@@ -201,7 +205,7 @@ def _yaml_scalar(raw: str) -> Any:
         return None
     if raw in ("true", "false"):
         return raw == "true"
-    if re.fullmatch(r"-?\d+", raw):
+    if _INTEGER.fullmatch(raw):
         return int(raw)
     return raw
 

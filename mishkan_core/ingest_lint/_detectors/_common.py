@@ -16,9 +16,8 @@ SPLIT_SHARE = 0.4
 
 def excerpt(line: str, width: int = EXCERPT_WIDTH) -> str:
     """One line of evidence, control characters made visible, cut to ``width``."""
-    text = (
-        line.strip().replace("\t", " \u21e5 ").replace("\x7f", "\u2421").replace("\x01", "\u2401")
-    )
+    text = line.strip()[: width * 2]  # a 1 MB line costs what its excerpt costs
+    text = text.replace("\t", " \u21e5 ").replace("\x7f", "\u2421").replace("\x01", "\u2401")
     text = "".join(ch if ch >= " " else "\ufffd" for ch in text)
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 

@@ -19,24 +19,32 @@ from mishkan_core.ingest_lint._shape import (
 )
 
 # arrows between endpoints: ->, -->, =>, →, <-, <--, --label-->, -[label]->
+# (a label is dash-separated words, so a run of dashes cannot be split two ways;
+# the parts around the arrows are stripped by the caller)
 _ARROW = re.compile(
-    r"\s*(?:--[\w.:-]+-->|-\[[^\]\s]*\]->|<-\[[^\]\s]*\]-|-{1,2}>|<-{1,2}|={1,2}>|\u2192|\u27f6|\u21d2)\s*"
+    r"--[\w.:]+(?:-[\w.:]+)*-->|-\[[^\[\]\s]*\]->|<-\[[^\[\]\s]*\]-|-{1,2}>|<-{1,2}|={1,2}>"
+    r"|\u2192|\u27f6|\u21d2"
 )
 MAX_LINE = 400  # an edge is short; longer lines are not examined
 # the common case, "a.b.c -> d.e.f" with code-shaped endpoints, matched in C
 _QUALIFIED = r"[\w$]+(?:[.:/#][\w$]+)+(?:\(\))?"
 _SIMPLE_EDGE = re.compile(rf"^[ \t]*{_QUALIFIED}[ \t]*->[ \t]*{_QUALIFIED}[ \t]*$", re.MULTILINE)
 _ARROW_HINT = re.compile(r"->|=>|<-|\u2192|\u27f6|\u21d2")
-_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?")
+_LEADING_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?")
 # trailing annotations an edge line may carry: [calls], (file.py:12), ;, {attrs}, # comment
-_ANNOTATION = re.compile(
-    r"(?:\s*(?:\[[^\]]*\]|\([^)]*\)|\{[^}]*\}|;|,|#.*|//.*)|\s+[\w./@-]*\.\w{1,8}:L?\d+)+\s*$"
+_ANNOTATIONS = re.compile(
+    r"(?:\s*(?:\[[^\]]*\]|\([^)]*\)|\{[^}]*\}|[;,])|\s+[\w./@-]*\.\w{1,8}:L?\d+)*"
+    r"\s*(?:(?:#|//).*)?$",
+    re.MULTILINE,  # matched against one line: "$" is its end
 )
+# where annotations glued to an endpoint begin: "c.d;", "c.d[calls]", "c.d # why"
+_GLUED = re.compile(r"[\[({;,#]|//")
+_BLANK = re.compile(r"\s")
 _LOCATED = re.compile(r"\.\w{1,8}:L?\d")
 # two code-shaped tokens and nothing else (an optional {data} dict): an edge list without arrows
 _QTOKEN = r"[A-Za-z_$@~.][\w$@~\-]*(?:(?:[./:#]|::)[\w$\-]+)+"
 _PAIR = re.compile(
-    rf"^[ \t]*{_QTOKEN}[ \t]+(?:{_QTOKEN}|[A-Za-z_$][\w$]*)[ \t]*(?:\{{[^\n]*\}})?[ \t]*$",
+    rf"^[ \t]*{_QTOKEN}[ \t]+(?:{_QTOKEN}|[A-Za-z_$][\w$]*)[ \t]*(?:\{{[^\n]*\}}[ \t]*)?$",
     re.MULTILINE,
 )
 _ENDPOINT = re.compile(r"^[`\"']?[\w$@~./:#<>\[\]-]*[\w$)>\]](?:\(\))?[`\"']?(?:\(\))?$")
@@ -55,15 +63,25 @@ def edge_line(line: str) -> bool:
         or (stripped.endswith("-->") and "<!--" in line)
     ):
         return False
-    body = _BULLET.sub("", line, count=1)
+    body = _LEADING_BULLET.sub("", line, count=1)
     parts = _ARROW.split(body)
     if len(parts) < 2:
         return False
-    tail = _ANNOTATION.search(parts[-1])
-    codey = 0
-    if tail is not None:
-        codey += _LOCATED.search(tail.group()) is not None  # "--> Retry [uses] retry.py:L43"
-        parts[-1] = parts[-1][: tail.start()]
+    # the last endpoint is its part's first token, or the token up to an annotation glued
+    # to it ("c.d;", "f()` [calls]"); the rest must be annotations. Two tries at most,
+    # so a long line costs two scans.
+    last = parts[-1].strip()
+    blank = _BLANK.search(last)
+    end = blank.start() if blank is not None else len(last)
+    glued = _GLUED.search(last, 0, end)
+    cut = glued.start() if glued is not None else end
+    if cut < end and not _ANNOTATIONS.match(last, cut):
+        cut = end
+    tail = last[cut:]
+    if tail and not _ANNOTATIONS.match(tail):
+        return False
+    codey = int(_LOCATED.search(tail) is not None)  # "--> Retry [uses] retry.py:L43"
+    parts[-1] = last[:cut]
     if parts[0].strip() == "" and len(parts) == 2:
         parts = parts[1:]  # "-> dep" under a module heading
     for part in parts:

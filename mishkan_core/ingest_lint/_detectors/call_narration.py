@@ -11,7 +11,8 @@ from mishkan_core.ingest_lint._model import CALL_GRAPH, Document, Hit
 from mishkan_core.ingest_lint._shape import CODE_REF, locate, location_lines
 
 _SPAN = re.compile(r"`([^`\n]+)`")
-_QUALIFIED = re.compile(r"[\w$]+(?:\.|::|#)[\w$]+")
+_QUALIFIED = re.compile(r"(?<![\w$])[\w$]+(?:\.|::|#)[\w$]+")
+_NEW_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 
 def _narrating(unit: str) -> bool:
@@ -34,7 +35,7 @@ def check(doc: Document) -> Iterator[Hit]:
         buffer: list[str] = []
         for i, line in enumerate([*block.lines, ""]):
             stripped = line.strip()
-            new_item = bool(re.match(r"^\s*(?:[-*+]|\d+[.)])\s", line))
+            new_item = bool(_NEW_ITEM.match(line))
             if (not stripped or new_item) and buffer:
                 units.append((block.start + start, block.start + i - 1, " ".join(buffer)))
                 buffer = []

@@ -22,7 +22,7 @@ _XREF = re.compile(
 )
 # etags: "text<DEL>name<SOH>line,offset" lines, "file,size" heads and form feeds
 _ETAG = re.compile(
-    r"\x7f(?:[^\x01\n]*\x01)?\d+,\d+[ \t]*$|^[^ \t\n]+,\d+[ \t]*$|^\x0c[ \t]*$", re.M
+    r"^(?:[^\x7f\n]*\x7f(?:[^\x01\x7f\n]*\x01)?\d+,\d+|[^ \t\n]+,\d+|\x0c)[ \t]*$", re.M
 )
 
 

@@ -13,7 +13,7 @@ from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
 # A statement that writes or matches a node or relationship with literal property
 # values: the shape of an export, not of a query or a schema (CREATE NODE TABLE ...).
 _DATA_STATEMENT = re.compile(
-    r"^[ \t]*(?:OPTIONAL[ \t]+)?(?:MERGE|CREATE|MATCH)[ \t]*\([ \t]*\w*[ \t]*"
+    r"^[ \t]*(?:OPTIONAL[ \t]+)?(?:MERGE|CREATE|MATCH)[ \t]*\([ \t]*(?:\w+[ \t]*)?"
     r"(?::[ \t]*`?\w+`?[ \t]*)*"
     r"(?:\{[ \t]*`?\w+`?[ \t]*:[ \t]*(?:'|\"|-?\d)"
     r"|\)[ \t]*-[ \t]*\[|\)[ \t]*<-[ \t]*\[|\)[ \t]*,[ \t]*\()",

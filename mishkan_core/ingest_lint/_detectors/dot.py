@@ -15,9 +15,9 @@ _HEADER = re.compile(
 )
 _ID = r'(?:"(?:[^"\\\n]|\\.)*"|[\w.$:]+)'
 _EDGE = re.compile(
-    rf"^[ \t]*{_ID}(?:[ \t]*(?:->|--)[ \t]*{_ID})+[ \t]*(?:\[.*\])?[ \t]*;?[ \t]*$", re.M
+    rf"^[ \t]*{_ID}(?:[ \t]*(?:->|--)[ \t]*{_ID})+[ \t]*(?:\[[^\n]*\][ \t]*)?(?:;[ \t]*)?$", re.M
 )
-_NODE = re.compile(rf"^[ \t]*{_ID}[ \t]*\[.*\][ \t]*;?[ \t]*$", re.M)
+_NODE = re.compile(rf"^[ \t]*{_ID}[ \t]*\[[^\n]*\][ \t]*(?:;[ \t]*)?$", re.M)
 
 
 def _measure(block: Block) -> Measure | None:

@@ -21,15 +21,17 @@ _COUNT_NOUNS = (
     r"|imports|neighbou?rs|degree|nodes?|members?|symbols?|relations?|usages?|incoming|outgoing"
 )
 _RANKING = re.compile(
-    rf"^\s*(?:\d+[.)]|[-*+])\s+(?P<item>.{{1,100}}?)\s*(?:[-\u2013\u2014:\u00b7(]|\s)\s*\d+\s+(?:{_COUNT_NOUNS})\b",
+    rf"^\s*(?:\d+[.)]|[-*+])\s+(?P<item>\S.{{0,99}}?)(?:\s*[-\u2013\u2014:\u00b7(]\s*|\s+)\d+\s+"
+    rf"(?:{_COUNT_NOUNS})\b",
     re.IGNORECASE,
 )
 _DIGIT = re.compile(r"\d")
+_PLAIN_SYMBOL = re.compile(r"[A-Z][A-Za-z0-9]+|[\w.]+\(\)")
 MIN_RANKINGS = 8
 RANKING_SHARE = 0.4
 _MEMBERS = re.compile(r"^\s*[\w \-]{0,30}(?:\(\d+\))?:\s*(?P<items>(?:[^,\s]+,\s*){3,}[^,\s]+)")
 _METRIC = re.compile(r"^\s*[A-Z][\w ]{1,24}:\s*-?\d+(?:\.\d+)?%?\s*$")
-_RELATION = re.compile(r"--[\w.:-]+-->|-\[[\w:]+\]->")
+_RELATION = re.compile(r"--[\w.:]+(?:-[\w.:]+)*-->|-\[[\w:]+\]->")
 _REF_BULLET = re.compile(
     r"^\s*[-*+]\s+(?:\[(?P<link>[^\]\s]+)\]\([^)\s]+\)|`?(?P<ref>[^\s`]+)`?)"
     r"(?:\s+(?:`[A-Z_]+`|\[[A-Z_]+\]|[-\u2013\u2014]\s*\d+\s+\w+"
@@ -65,7 +67,7 @@ def report_line(line: str) -> bool:
 
 def _plain_symbol(item: str) -> bool:
     item = item.strip().strip("`*_")
-    return bool(re.fullmatch(r"[A-Z][A-Za-z0-9]+|[\w.]+\(\)", item))
+    return bool(_PLAIN_SYMBOL.fullmatch(item))
 
 
 @register(

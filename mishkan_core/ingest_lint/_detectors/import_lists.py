@@ -15,12 +15,12 @@ from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_line
 from mishkan_core.ingest_lint._structure import load_data
 
 # a module, package or file; relative ones too ("../internal/re", "./", "..")
-_MODULE = re.compile(r"^(?:(?:\.{1,2}/)*[@~.]{0,2}[\w$][\w$.\-/@:]*|(?:\.{1,2}/?)+)$")
-_HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*:?[ \t]*$")
+_MODULE = re.compile(r"^(?:(?:\.{1,2}/)*[@~.]{0,2}[\w$][\w$.\-/@:]*|\.+(?:/\.+)*/?)$")
+_HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*(?::[ \t]*)?$")
 # "  -> dep", "  - dep", "  [U] dep" (pyan's uses/defines tags) under a module heading
 _ITEM = re.compile(
     r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?:\[[A-Za-z]{1,3}\][ \t]*)?"
-    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*,?[ \t]*$"
+    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*(?:,[ \t]*)?$"
 )
 _IMPORT = re.compile(
     r"^[ \t]*(?:import[ \t]+[\w.{*]|from[ \t]+[\w.]+[ \t]+import[ \t]|#[ \t]*include[ \t]*[<\"]"
@@ -30,7 +30,7 @@ _IMPORT = re.compile(
 )
 # npm ls / cargo tree / mvn dependency:tree / pipdeptree: tree-drawn items with versions
 _DEP_TREE = re.compile(
-    r"^[ \t│|`\\+]*(?:[├└`+\\|]-{1,2}|[├└]──|\[INFO\][ \t]+[|+\\ ]*[+\\]-)[ \t]*"
+    r"^[ \t│|`\\+]*(?:[├└`+\\|]-{1,2}|[├└]──|\[INFO\][ \t][|+\\ \t]*[+\\]-)[ \t]*"
     r"[@\w.:/-]+(?:@|[ \t]v?|:)\d[\w.\-+]*",
     re.MULTILINE,
 )
@@ -42,9 +42,12 @@ _KEY = r"`?[@~.]{0,2}[\w$][\w$\-@]*(?:[./:]{1,2}[\w$\-@]+)+(?:\(\))?`?"
 _ENTRY = r"`?(?:(?:\.{1,2}/)*[@~.]{0,3}[\w$][\w$.\-/@:]*(?:\(\))?|(?:\.{1,2}/)+|\.{1,3})`?"
 _LIST_LINE = re.compile(
     rf"^[ \t]*(?:[-*+][ \t]+|\|[ \t]*)?{_KEY}(?:[ \t]+\([^()\n]{{0,40}}\))?"
-    r"(?:[ \t]+[a-z]+(?:[ \t][a-z]+)?)?[ \t]*(?P<sep>:|->|=>|\u2192|\|)[ \t]*"
+    r"(?:[ \t]+[a-z]+(?:[ \t][a-z]+)?)?[ \t]*"
+    # a ":" inside the key joins its parts (a.py:12, a::b); the separator ":" is followed
+    # by a blank, so the two cannot trade places
+    r"(?:(?P<sep>:)[ \t]+|(?P<arrow>->|=>|\u2192|\|)[ \t]*)"
     rf"(?P<items>{_ENTRY}(?:[ \t]*,[ \t]*{_ENTRY})+|{_ENTRY}(?:[ \t]+{_ENTRY}){{2,}}|{_ENTRY})"
-    r"[ \t]*,?[ \t]*\|?[ \t]*$",
+    r"[ \t]*(?:,[ \t]*)?(?:\|[ \t]*)?$",
     re.MULTILINE,
 )
 # words that make a whitespace-separated "list" a sentence ("lib/a.js: fix the bug")
@@ -68,7 +71,7 @@ def list_line(line: str) -> bool:
         return True
     words = items.split()
     if len(words) == 1:  # "mod -> dep" is an edge; "mod: dep" needs a code-shaped dependency
-        if match.group("sep") not in (":", "|"):
+        if match.group("arrow") not in (None, "|"):
             return True
         return any(ch in words[0] for ch in "./_:") and not words[0].endswith(":")
     if any(word.lower() in _STOPWORDS for word in words):

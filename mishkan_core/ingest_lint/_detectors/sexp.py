@@ -14,8 +14,10 @@ _POS = r"(?:[ \t]*\[\d+,[ \t]*\d+\][ \t]*-[ \t]*\[\d+,[ \t]*\d+\])"
 # A line made only of "(node_type [r, c] - [r, c]" openers, optional "field:"
 # labels and closing parens: the printed shape of a syntax tree. Source code in
 # a Lisp always has something else on the line (symbols, literals, arguments).
+# one node: an optional "field:" label, "(", the node type, an optional position
+_NODE = rf"(?:[A-Za-z_]\w*:[ \t]*)?\((?:[A-Za-z_]\w*|\"[^\"\n]*\"){_POS}?"
 _TREE_LINE = re.compile(
-    rf"^[ \t]*(?:(?:[A-Za-z_]\w*:[ \t]*)?\((?:[A-Za-z_]\w*|\"[^\"\n]*\"){_POS}?\)*[ \t]*)+$",
+    rf"^[ \t]*{_NODE}(?:(?:\)+[ \t]*|[ \t]+){_NODE})*\)*[ \t]*$",
     re.MULTILINE,
 )
 _OPENER = re.compile(r"\(([a-z_][a-z0-9_]*)\b")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import SYMBOL_TABLE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import DIAGNOSTIC, locate, location_lines
+from mishkan_core.ingest_lint._shape import is_diagnostic, locate, location_lines
 
 _WORDY = 14  # a row with more words than this is a sentence that cites code, not a row
 _NAME = re.compile(r"[A-Za-z_$][\w$]{2,}")
@@ -37,7 +37,7 @@ def _measure(block: Block) -> Measure | None:
         rest = line[: span[0]] + " " + line[span[1] :]
         if len(rest.split()) > _WORDY and not line.lstrip().startswith("|"):
             continue
-        if not _NAME.search(rest) or DIAGNOSTIC.search(line):
+        if not _NAME.search(rest) or is_diagnostic(line):
             continue
         hits.append(i)
         places.add(line[span[0] : span[1]])

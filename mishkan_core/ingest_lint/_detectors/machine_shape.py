@@ -1,0 +1,318 @@
+"""IL601: the format-agnostic backstop. It knows no tool's format; it asks whether a
+document was written for a reader at all.
+
+Each line gets a role (``_roles.py``): prose, neutral (headings, markup, logs,
+stack traces, words without a sentence's grammar) or machine (code, dumps,
+listings). Lines are weighed by width (a 2,000-character line of a compact dump
+is worth 25 ordinary lines); lines of a data fence (JSON, YAML...) count half,
+as in IL502, since a config or payload example is data, not derived structure.
+The same sentence stamped four times or more is boilerplate, not prose.
+
+A document fires when machine lines make up most of it, in one of three shapes:
+
+* **bulk**: long runs of machine lines that no sentence breaks: a pasted
+  listing, dump or source file with a line of introduction;
+* **nested**: long lines whose brackets nest four deep or more: a printed node
+  tree, one statement or one function per line;
+* **regular listing**: lines stamped from a few templates (once names, numbers
+  and strings are normalised), nearly every one naming code: one line per
+  symbol, module, edge or node, as tools print them.
+
+The specific detectors run first and claim what they recognise (their messages
+say more); this one sees only what they left. A cheap look at a sample of lines
+comes first, so a document that is mostly prose costs a few dozen substring tests.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from mishkan_core.ingest_lint._detectors import register
+from mishkan_core.ingest_lint._detectors._common import excerpt
+from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
+from mishkan_core.ingest_lint._roles import (
+    HUMAN,
+    MACHINE,
+    MARKUP,
+    NEUTRAL,
+    PROSE,
+    code_shaped,
+    is_page_markup,
+    is_wordy,
+    line_roles,
+)
+from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
+
+#: the width of a line of prose: a longer line weighs more
+LINE = 80.0
+#: the share of the content (by width) every shape needs
+MIN_SHARE = 0.75
+# bulk: machine width, a higher share, and the part of it in runs no sentence breaks
+MIN_MACHINE = 40.0
+BULK_SHARE = 0.8
+RUN = 20.0
+RUN_SHARE = 0.5
+CLEAR_SHARE = 0.9
+# nested: width of lines whose brackets nest DEPTH deep
+DEPTH = 4
+MIN_NESTED = 20.0
+#: bulk and nested: this part of the machine lines must look like code, not like a
+#: list of people or plain words
+CODE_SHAPED = 0.2
+# regular listing: lines, the part the commonest templates cover, lines naming code
+MIN_LISTING = 10
+TEMPLATES = 4
+TEMPLATE_COVER = 0.8
+CODE_NAMED = 0.7
+#: the same sentence or heading this many times is boilerplate, not prose
+STAMPED = 4
+#: the gate: a spread sample of about GATE_SAMPLE lines in which sentences make up
+#: GATE_PROSE of the width or more cannot reach MIN_SHARE (every document IL601
+#: fires on in the corpus samples under 0.07)
+GATE_SAMPLE = 20
+GATE_PROSE = 0.3
+# the commonest function words, for the gate (a subset: the sample underestimates);
+# the pattern opens with a space, which the regex engine scans for quickly
+_HINT = re.compile(
+    r" (?:the|of|to|an?|we|that|this|be|are|it|will|should|can|which|when|by|on) [A-Za-z]"
+)
+_HINT_OPENS = ("The ", "This ", "We ", "It ", "A ", "An ", "In ", "To ", "When ", "If ")
+_BRACKET = re.compile(r"[][(){}]")
+# a name as code writes it: qualified, called, snake_case, camelCase, a path, a
+# `code span`, a <tag>, a line/column position, or a memory address
+_CODE_NAME = re.compile(
+    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#|/)[A-Za-z_$]|\w\(|[a-z0-9]_[a-z0-9]|[a-z][A-Z]|`[^`\s]|<\w"
+    r"|[A-Za-z]:\d|\d:\d|\b0x[0-9A-Fa-f]{4,}"
+)
+_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|0x[0-9A-Fa-f]+|\d+(?:\.\d+)*|[A-Za-z_$][\w$]*")
+_REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
+
+
+def template(line: str) -> str:
+    """The line's shape: names, numbers and strings replaced by one letter, and a
+    run of them ("a, a, a") collapsed, so list lines of any length share one."""
+    return _REPEATS.sub("a…", _TOKEN.sub("a", line.strip()))
+
+
+def width(line: str) -> float:
+    return max(1.0, len(line.strip()) / LINE)
+
+
+def nests_deep(line: str) -> bool:
+    """Do the line's brackets nest DEPTH deep (a printed node tree does), within its
+    first few hundred brackets?"""
+    level = 0
+    for match in _BRACKET.finditer(line, 0, 4096):
+        if match.group() in "([{":
+            level += 1
+            if level >= DEPTH:
+                return True
+        elif level:
+            level -= 1
+    return False
+
+
+@dataclass
+class Shape:
+    """What the backstop measured over a document's unclaimed blocks."""
+
+    machine: float = 0.0  # width of machine lines
+    prose: float = 0.0  # width of prose lines
+    human: float = 0.0  # width of lines written for a reader without a sentence's grammar
+    in_runs: float = 0.0  # machine width in runs of RUN or more that no sentence breaks
+    nested: float = 0.0  # machine width of lines whose brackets nest DEPTH deep
+    listing: list[str] = field(default_factory=list)  # the machine lines, in order
+    first: tuple[int, str] | None = None  # the first machine line (file line, text)
+
+    @property
+    def content(self) -> float:
+        return self.machine + self.prose + self.human
+
+    @property
+    def share(self) -> float:
+        return self.machine / self.content if self.content else 0.0
+
+
+def could_fire(doc: Document) -> bool:
+    """The gate: in a spread sample of the unclaimed lines, sentences, headings, page
+    markup and phrases at the margin outside fences make up less than GATE_PROSE of the
+    width. Most documents are mostly prose and stop here, most of them at their
+    largest block outside a fence, which is read first."""
+    blocks = doc.unclaimed()
+    # a fence holds no prose: its lines count whole, unread. The look stops as soon as
+    # the prose would be enough even against the widest the document can be (every
+    # line one width more than its length gives).
+    total = sum(max(b.nonblank, len(b.text) / LINE) for b in blocks if b.fenced)
+    lines = sum(block.nonblank for block in blocks if not block.fenced)
+    widest = sum(b.nonblank + len(b.text) / LINE for b in blocks)
+    if widest < MIN_LISTING:  # a rejected document's note, the rest claimed
+        return False
+    enough = GATE_PROSE * widest
+    prose = 0.0
+    for block in sorted((b for b in blocks if not b.fenced), key=lambda b: -b.nonblank):
+        picked = block_sample(block)
+        if not picked:
+            continue
+        step = max(1, round(len(picked) * lines / (GATE_SAMPLE * block.nonblank)))
+        picked = picked[::step]
+        scale = block.nonblank / len(picked)
+        for line in picked:
+            stripped = line.strip()
+            if not stripped.strip(MARKUP):
+                continue
+            weight = max(1.0, len(stripped) / LINE) * scale
+            total += weight
+            if line[:1] == "\t" or line[:4] == "    ":
+                continue
+            if (
+                stripped[0] == "#"
+                or stripped.startswith(_HINT_OPENS)
+                or _HINT.search(line)
+                or (stripped[0] in "<[" and is_page_markup(stripped))
+                or is_wordy(stripped)
+            ):
+                prose += weight
+                if prose >= enough:
+                    return False
+    return total >= MIN_LISTING and prose < GATE_PROSE * total
+
+
+def _most(block: Block) -> float:
+    """The most machine width a block can hold: every line one width more than its
+    length gives (a data fence's half)."""
+    scale = 0.5 if block.fenced and block.lang in DATA_LANGS else 1.0
+    return (block.nonblank + len(block.text) / LINE) * scale
+
+
+def measure(doc: Document) -> Shape:
+    """Roles and widths over the unclaimed blocks. Prose lives outside fences, so
+    those blocks are read first, and the reading stops (an empty Shape comes back)
+    as soon as their prose rules out MIN_SHARE even if every line still unread were
+    machine. A sentence repeated STAMPED times is boilerplate: its repeats stop
+    counting as prose."""
+    blocks = doc.unclaimed()
+    # the largest first: the prose that rules a document out is found soonest there
+    outside = sorted((block for block in blocks if not block.fenced), key=lambda b: -b.nonblank)
+    most = sum(_most(block) for block in blocks)  # the machine width there can be
+    prose = 0.0  # prose and human width so far, repeats past STAMPED taken back
+    said: Counter[str] = Counter()
+    roles: dict[int, list[int]] = {}
+    for block in outside:
+        marks = roles[block.index] = line_roles(block)
+        most -= _most(block)
+        for i, role in enumerate(marks):
+            if role == NEUTRAL:
+                continue
+            if role == MACHINE:
+                most += width(block.lines[i])
+                continue
+            text = block.lines[i].strip()
+            said[text] += 1
+            if said[text] < STAMPED:
+                prose += width(text)
+            elif said[text] == STAMPED:  # boilerplate after all: machine, every one
+                prose -= (STAMPED - 1) * width(text)
+                most += STAMPED * width(text)
+            else:
+                most += width(text)
+        if most < MIN_SHARE * (most + prose):
+            return Shape()
+    stamped = {text for text, count in said.items() if count >= STAMPED}
+    shape = Shape()
+    run = 0.0
+    for block in blocks:
+        marks = roles[block.index] if block.index in roles else line_roles(block)
+        scale = 0.5 if block.fenced and block.lang in DATA_LANGS else 1.0
+        for i, role in enumerate(marks):
+            line = block.lines[i]
+            if role == NEUTRAL:
+                continue
+            weight = width(line)
+            if role == HUMAN and line.strip() not in stamped:
+                shape.human += weight
+                continue
+            if role == PROSE and line.strip() not in stamped:
+                shape.prose += weight
+                if run >= RUN:
+                    shape.in_runs += run
+                run = 0.0
+                continue
+            weight *= scale
+            shape.machine += weight
+            run += weight
+            shape.listing.append(line)
+            if weight >= 1.5 and nests_deep(line):
+                shape.nested += weight
+            if shape.first is None:
+                shape.first = (block.start + i, line)
+    if run >= RUN:
+        shape.in_runs += run
+    return shape
+
+
+def _code_shaped(shape: Shape) -> bool:
+    lines = shape.listing
+    return sum(1 for line in lines if code_shaped(line)) >= CODE_SHAPED * len(lines)
+
+
+def _bulk(shape: Shape) -> bool:
+    if shape.machine < MIN_MACHINE or shape.share < BULK_SHARE:
+        return False
+    return shape.in_runs >= RUN_SHARE * shape.content or shape.share >= CLEAR_SHARE
+
+
+def _regular(shape: Shape) -> tuple[int, int] | None:
+    """(lines, templates) when the machine lines are a listing stamped from a few
+    templates, nearly every line naming code."""
+    lines = shape.listing
+    if len(lines) < MIN_LISTING:
+        return None
+    counts = Counter(template(line) for line in lines)
+    if sum(n for _, n in counts.most_common(TEMPLATES)) < TEMPLATE_COVER * len(lines):
+        return None
+    if sum(1 for line in lines if _CODE_NAME.search(line)) < CODE_NAMED * len(lines):
+        return None
+    return len(lines), min(TEMPLATES, len(counts))
+
+
+def _verdict(shape: Shape) -> str | None:
+    """The message when one of the three shapes is there."""
+    if shape.first is None or shape.machine < MIN_LISTING or shape.share < MIN_SHARE:
+        return None
+    share = f"{shape.share:.0%} of the content"
+    if not _code_shaped(shape):
+        return None
+    if _bulk(shape):
+        return (
+            f"machine-shaped: {share} is not sentences ({shape.machine:.0f} of "
+            f"{shape.content:.0f} line-widths), {shape.in_runs:.0f} in runs of {RUN:.0f}+ "
+            "that no sentence breaks"
+        )
+    if shape.nested >= MIN_NESTED:
+        return (
+            f"machine-shaped: {shape.nested:.0f} line-widths of brackets nested {DEPTH}+ "
+            f"deep, a printed tree ({share})"
+        )
+    regular = _regular(shape)
+    if regular is not None:
+        return (
+            f"machine-shaped: a listing of {regular[0]} lines stamped from {regular[1]} "
+            f"templates, each naming code ({share})"
+        )
+    return None
+
+
+@register("IL601", "machine-shaped", BACKSTOP, "mostly machine-shaped text, whatever the format")
+def check(doc: Document) -> Iterator[Hit]:
+    if not could_fire(doc):
+        return
+    shape = measure(doc)
+    message = _verdict(shape)
+    if message is None or shape.first is None:
+        return
+    blocks: list[Block] = doc.unclaimed()
+    line, evidence = shape.first
+    yield Hit(line, blocks[-1].end, message, excerpt(evidence), tuple(b.index for b in blocks))

@@ -1,0 +1,84 @@
+"""The published hook works under the real pre-commit (pinned in requirements/test.txt).
+
+``pre-commit try-repo`` builds the hook's environment from this checkout exactly
+as a harness repo's ``rev:`` would (a virtualenv with ``pip install`` of the
+repository, so it needs PyPI for the build backend), then runs the hook over a
+throwaway git repository that holds one accepted and one rejected artifact.
+Uncommitted changes in this checkout are included: try-repo snapshots the
+working tree.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.ingest_lint.helpers import FRONT, PROSE, fence
+
+REPO = Path(__file__).resolve().parents[2]
+HOOK_ID = "mishkan-ingest-lint"
+ACCEPT = FRONT + "# Decision\n\n" + PROSE * 3
+REJECT = FRONT + "# calls\n\n" + fence("\n".join(f"pkg.a.f{i} -> pkg.b.g{i}" for i in range(40)))
+
+pytestmark = pytest.mark.slow
+
+
+def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(home),  # a private cache: never the user's, built fresh
+        "PRE_COMMIT_COLOR": "never",
+        "GIT_CONFIG_NOSYSTEM": "1",
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.invalid",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.invalid",
+    }
+    env.pop("PRE_COMMIT", None)
+    return subprocess.run(
+        [sys.executable, "-m", "pre_commit", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def test_the_manifest_is_valid(tmp_path: Path) -> None:
+    done = _pre_commit(
+        "validate-manifest", str(REPO / ".pre-commit-hooks.yaml"), cwd=REPO, home=tmp_path
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_try_repo_accepts_prose_and_rejects_a_dump(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.fail("git is required to drive pre-commit (apt-get install git)")
+    project = tmp_path / "harness"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "decision.md").write_text(ACCEPT, encoding="utf-8")
+    (project / "calls.md").write_text(REJECT, encoding="utf-8")
+    subprocess.run(["git", "add", "decision.md", "calls.md"], cwd=project, check=True)
+    home = tmp_path / "pre-commit-home"
+
+    accepted = _pre_commit(
+        "try-repo", str(REPO), HOOK_ID, "--files", "decision.md", cwd=project, home=home
+    )
+    output = accepted.stdout + accepted.stderr
+    assert accepted.returncode == 0, output
+    assert "mishkan ingest-lint" in output and "Passed" in output, output
+
+    both = _pre_commit("try-repo", str(REPO), HOOK_ID, "--all-files", cwd=project, home=home)
+    output = both.stdout + both.stderr
+    assert both.returncode == 1, output
+    assert "Failed" in output and f"hook id: {HOOK_ID}" in output, output
+    assert "calls.md:8:1: IL401 call graph: 40 edge lines" in output, output
+    assert "decision.md" not in output.split(f"hook id: {HOOK_ID}", 1)[1], output
