@@ -57,7 +57,8 @@ def kind_of(mode: int) -> str:
 def _read_fd(fd: int, label: str, limit: int) -> bytes:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
-        raise UnsafeFile(f"{label}: {kind_of(info.st_mode)}, not a regular file; refusing to read it")
+        what = kind_of(info.st_mode)
+        raise UnsafeFile(f"{label}: {what}, not a regular file; refusing to read it")
     chunks: list[bytes] = []
     size = 0
     while True:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from mishkan_core import graph_refresh
+from mishkan_core.safe_files import Directory
 from tests.routing._cli import run_cli
 
 PYTHON = os.path.realpath(sys.executable)
@@ -155,9 +156,7 @@ def test_an_absolute_link_to_graphify_counts_as_the_link(
     assert f"  cd {root} && graphify hook install\n" in out
 
 
-def test_a_dangling_link_gets_its_directory(
-    root: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_a_dangling_link_gets_its_directory(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """graphify 0.9.96 crashes on a dangling graphify-out (FileExistsError in
     mkdir): `rm -r .graphify` to rebuild leaves exactly that."""
     (root / "graphify-out").symlink_to(".graphify")
@@ -295,7 +294,7 @@ def test_an_entry_planted_after_the_check_fails_the_install_cleanly(
     already there: a link raced in is never replaced, and nothing else is written."""
     real = graph_refresh.read_layout
 
-    def racing(directory: graph_refresh.Directory) -> graph_refresh.Layout:
+    def racing(directory: Directory) -> graph_refresh.Layout:
         layout = real(directory)
         (root / "graphify-out").symlink_to(victim)
         return layout
