@@ -80,6 +80,18 @@ def _built_at(graph: Path) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _the_other_agents(project: Project) -> None:
+    """The fixture defines hizkiah; a MISHKAN project has all five in-scope
+    agents, and ``routing check`` (D-009 gate-scope) asks for each."""
+    agents = project.repo / ".claude" / "agents"
+    for name in ("salma", "oholiab", "nathan", "zadok"):
+        (agents / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: {name} of the e2e fixture.\ntools: Read, Grep\n"
+            f"---\nYou are {name.capitalize()}.\n",
+            encoding="utf-8",
+        )
+
+
 def _install(project: Project, capsys: pytest.CaptureFixture[str]) -> str:
     """``mishkan install`` as the harness runs it, in telemetry mode; its output.
     Then the harness's evidence hook, telemetry directory and cap."""
@@ -177,6 +189,7 @@ def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     graphify_out: str | None,
 ) -> None:
     project = make_project(tmp_path)
+    _the_other_agents(project)
     build_graph(project, graphify_bin)  # D-008's layout: .graphify/graph.json
     before = _graph(project.graph)
     install_output = _install(project, capsys)
@@ -235,6 +248,63 @@ def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     assert "graphify hook install" not in out  # installed: nothing left to prepare
     whole = _graph(_one_graph(project))  # still one graph, re-extracted whole at HEAD
     assert whole["built_at_commit"] == new_head
-    assert {n["id"] for n in whole["nodes"]} == {n["id"] for n in after["nodes"]}
+    # every node the hook read (the working tree also holds the installed hook copy)
+    assert {n["id"] for n in after["nodes"]} <= {n["id"] for n in whole["nodes"]}
     with capsys.disabled():
         print(f"\nfreshness: sprint-close said:\n{out}")
+
+
+def test_without_the_link_a_commit_writes_a_partial_graph_and_routing_check_names_the_fix(
+    tmp_path: Path, graphify_bin: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trap itself, with real graphify: D-008's ``.graphify/``, graphify's
+    hooks installed with ``GRAPHIFY_OUT=.graphify``, a commit from a shell
+    without it. The rebuild lands in ``graphify-out/`` and holds only the
+    changed file; ``routing check`` flags it, and its fix, run as printed,
+    leaves one whole graph."""
+    project = make_project(tmp_path)
+    build_graph(project, graphify_bin)
+    before = _graph(project.graph)
+    env = _shell_env(project)
+    run(["/bin/sh", "-c", "GRAPHIFY_OUT=.graphify graphify hook install"], cwd=project.repo,
+        env=env)  # fmt: skip
+    started = time.monotonic()
+    new_head = commit_change(project)  # no GRAPHIFY_OUT in the committing shell
+    partial = project.repo / "graphify-out" / "graph.json"
+    wait_for_rebuild(project, partial, new_head, started)
+    written = _graph(partial)
+    assert _built_at(project.graph) != new_head  # D-008's graph: never refreshed
+    assert {n["source_file"] for n in written["nodes"] if n.get("source_file")} == {
+        "src/overlay/util.py"
+    }
+    assert len(written["nodes"]) < len(before["nodes"])
+    with capsys.disabled():
+        print(f"\nfreshness: without the link, graphify-out/graph.json has "
+              f"{len(written['nodes'])} nodes after the commit, .graphify/graph.json "
+              f"{len(before['nodes'])} (stale)")  # fmt: skip
+
+    def refresh_findings() -> list[str]:
+        argv = [*mishkan_command(), "routing", "check", "--project", str(project.repo),
+                "--user-dir", str(project.home / ".claude")]  # fmt: skip
+        proc = run(argv, cwd=project.repo, env=env, check=False)
+        return [line for line in proc.stdout.splitlines() if "graph-refresh" in line]
+
+    findings = refresh_findings()
+    two = [line for line in findings if "two graphs at once" in line]
+    assert len(two) == 1, findings
+    assert "the hook reads the newest, graphify-out/graph.json" in two[0]
+    fix = two[0].split("fix: `", 1)[1].split("`", 1)[0]
+    assert fix.endswith("ln -s .graphify graphify-out && graphify extract . --code-only --force")
+    run(["/bin/sh", "-c", fix], cwd=project.root, env=env)
+    assert refresh_findings() == []
+    whole = _graph(_one_graph_after_fix(project))
+    assert whole["built_at_commit"] == new_head
+    assert {n["id"] for n in before["nodes"]} <= {n["id"] for n in whole["nodes"]}
+    assert any(n["label"] == NEW_FUNCTION for n in whole["nodes"])
+
+
+def _one_graph_after_fix(project: Project) -> Path:
+    assert os.readlink(project.repo / "graphify-out") == ".graphify"
+    graphs = graph_refresh.existing_graphs({}, project.repo)
+    assert [path for path, _ in graphs] == [project.graph], graphs
+    return project.graph
