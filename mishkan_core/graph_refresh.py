@@ -320,10 +320,22 @@ def layout_of(project: Path) -> Layout | None:
 # Where graphify should write, and the commands a human runs
 
 
-def _names_linked_dir(project: Path, out: str) -> bool:
-    """``out`` (a GRAPHIFY_OUT value) is one of the two linked names."""
+def out_names(project: Path, out: str | None, names: tuple[str, ...]) -> bool:
+    """``out`` (a ``GRAPHIFY_OUT`` value) names one of ``names`` in ``project``:
+    by its path, or as the same directory on disk."""
+    out = (out or "").strip()
+    if not out:
+        return False
     target = os.path.normpath(os.path.join(str(project), out))
-    return target in {os.path.normpath(str(project / n)) for n in (D008_OUT, DEFAULT_OUT)}
+    if target in {os.path.normpath(str(project / name)) for name in names}:
+        return True
+    try:
+        return any(os.path.samefile(target, project / name) for name in names)
+    except OSError:
+        return False
+
+
+LINKED_NAMES = (D008_OUT, DEFAULT_OUT)
 
 
 def out_dir_for(project: Path, environ: Mapping[str, str], layout: Layout | None = None) -> str:
@@ -338,7 +350,7 @@ def out_dir_for(project: Path, environ: Mapping[str, str], layout: Layout | None
     configured = (environ.get("GRAPHIFY_OUT") or "").strip().rstrip("/")
     layout = layout if layout is not None else layout_of(project)
     linked = layout is not None and layout.kind == LINKED
-    if linked and (not configured or _names_linked_dir(project, configured)):
+    if linked and (not configured or out_names(project, configured, LINKED_NAMES)):
         return DEFAULT_OUT
     if configured:
         return configured
@@ -351,7 +363,7 @@ def out_dir_for(project: Path, environ: Mapping[str, str], layout: Layout | None
 def graph_path_for(project: Path, out: str, layout: Layout | None) -> Path:
     """The graph.json graphify writes with ``GRAPHIFY_OUT=out``, by the name
     the hook reads it (``.graphify/graph.json`` through the link)."""
-    if layout is not None and layout.kind == LINKED and _names_linked_dir(project, out):
+    if layout is not None and layout.kind == LINKED and out_names(project, out, LINKED_NAMES):
         return project / D008_OUT / "graph.json"
     return (Path(out) if os.path.isabs(out) else project / out) / "graph.json"
 

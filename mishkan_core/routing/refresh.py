@@ -189,7 +189,7 @@ def _split(harness: Harness) -> tuple[str, str] | None:
         f"GRAPHIFY_OUT={gr.D008_OUT}, and a commit's rebuild there holds only the changed files"
     )
     if layout.default == "absent":
-        if _same_dir(harness.environ.get("GRAPHIFY_OUT"), project, d008):
+        if gr.out_names(project, harness.environ.get("GRAPHIFY_OUT"), (gr.D008_OUT,)):
             return None  # this shell exports it; install's link would make it unneeded
         return (
             f"{gr.DEFAULT_OUT} is not linked to {gr.D008_OUT}/: {partial} (a partial graph "
@@ -210,17 +210,6 @@ def _split(harness: Harness) -> tuple[str, str] | None:
         f"`{cd} && mv {gr.DEFAULT_OUT} {moved} && {link} && {rebuild}`, then delete {moved} "
         f"(`mishkan install` adds {gr.LINK_IGNORE} to .gitignore)",
     )
-
-
-def _same_dir(out: str | None, project: Path, directory: Path) -> bool:
-    """``out`` (a GRAPHIFY_OUT value) names ``directory``."""
-    out = (out or "").strip()
-    if not out:
-        return False
-    try:
-        return os.path.samefile(project / out, directory)
-    except OSError:
-        return False
 
 
 def _age(mtime: float, newest: float) -> str:

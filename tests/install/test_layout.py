@@ -19,6 +19,7 @@ import pytest
 
 from mishkan_core import graph_refresh
 from mishkan_core.safe_files import Directory
+from tests.install._tree import tree as _tree
 from tests.routing._cli import run_cli
 
 PYTHON = os.path.realpath(sys.executable)
@@ -51,24 +52,6 @@ def _git(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 def _manifest(root: Path) -> dict[str, object]:
     data: dict[str, object] = json.loads((root / ".mishkan" / "install.json").read_text())
     return data
-
-
-def _tree(root: Path) -> dict[str, bytes | str]:
-    """Everything under ``root``: files by content, links by target, dirs by name."""
-    out: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                out[rel] = "-> " + os.readlink(path)
-            elif path.is_file():
-                out[rel] = path.read_bytes()
-            elif path.is_dir():
-                out[rel] = "dir"
-            else:
-                out[rel] = "other"
-    return out
 
 
 @pytest.fixture
