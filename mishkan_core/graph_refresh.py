@@ -10,21 +10,39 @@ into ``$GRAPHIFY_OUT`` of the committing shell, else ``graphify-out/``; they
 skip linked worktrees. ``graphify hook install`` also reads ``GRAPHIFY_OUT``
 once, for the ``.gitattributes`` line of its graph.json merge driver.
 
+**One graph, one place.** D-008 keeps the graph in ``.graphify/``; graphify
+writes ``graphify-out/`` unless the *committing* shell exports
+``GRAPHIFY_OUT=.graphify`` (setting it for ``graphify hook install`` does not
+carry over). A commit from any other shell rebuilds into ``graphify-out/`` a
+graph of the changed files only (4 nodes against 19 on the e2e fixture),
+newer than ``.graphify/graph.json``: the hook's newest-wins rule then reads a
+"fresh" graph that lacks most of the code. The cure is a relative link
+``graphify-out -> .graphify`` (:data:`LINKED`): graphify's default and D-008's
+place become one directory, so every shell, hook and command writes and reads
+the same graph with no environment at all. ``mishkan install`` makes it
+(:func:`read_layout` says when it may), ``routing check`` flags a project
+without it, and the printed commands then need no ``GRAPHIFY_OUT``.
+
 This module reads that state (never runs graphify, never writes) for
-``mishkan install``, which prints the command for the human to run, and for
-``mishkan routing check``, which reports what would leave the graph stale.
-The graph location rule itself is the hook's (CONTRACTS.md #4), imported from
-``graphify_nudge``.
+``mishkan install``, which prints the command for the human to run, for
+``mishkan routing check``, which reports what would leave the graph stale,
+and for ``mishkan sprint-close``. The graph location rule itself is the
+hook's (CONTRACTS.md #4), imported from ``graphify_nudge``.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+import stat
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from mishkan_core.safe_files import Directory
 
 #: graphify 0.9.96 hooks.py: the marker pair of each git hook it installs
 GRAPHIFY_HOOKS = {
@@ -35,6 +53,9 @@ GRAPHIFY_HOOKS = {
 }
 DEFAULT_OUT = "graphify-out"  # graphify.paths: GRAPHIFY_OUT unset
 D008_OUT = ".graphify"  # where D-008 keeps the graph
+#: the gitignore line for the link: git sees a symlink as a file, so the
+#: directory pattern ``graphify-out/`` does not match it
+LINK_IGNORE = DEFAULT_OUT
 _GIT_TIMEOUT = 15
 
 
@@ -150,47 +171,201 @@ def merge_attr_out(project: Path) -> str | None:
 # Where the graph is (the hook's rule)
 
 
+def hook_settings(environ: Mapping[str, str]) -> Any:
+    """``graphify_nudge``'s view of ``environ`` (it reads bytes, like the hook)."""
+    import graphify_nudge
+
+    encoded = {
+        k.encode("utf-8", "surrogateescape"): v.encode("utf-8", "surrogateescape")
+        for k, v in environ.items()
+    }
+    return graphify_nudge._Settings(encoded)
+
+
 def graph_candidates(environ: Mapping[str, str], project: Path) -> list[Path]:
     """The hook's candidate graph paths for ``project`` under ``environ``,
     from ``graphify_nudge`` itself (CONTRACTS.md #4)."""
     import graphify_nudge
 
-    encoded = {k.encode(): v.encode("utf-8", "surrogateescape") for k, v in environ.items()}
-    settings = graphify_nudge._Settings(encoded)
+    settings = hook_settings(environ)
     return [Path(p) for p in graphify_nudge._graph_candidates(settings, str(project))]
 
 
+def hook_graph(environ: Mapping[str, str], project: Path) -> Path | None:
+    """The graph.json the hook reads for ``project`` (None: there is none), by
+    the hook's own function.
+
+    SWITCH-OVER: main's hook takes ``find_graph(_Settings, root)``; the hook
+    branch's public ``find_graph(environ, root)`` accepts the same ``_Settings``."""
+    import graphify_nudge
+
+    found = graphify_nudge.find_graph(hook_settings(environ), str(project)).path
+    return Path(found) if found else None
+
+
 def existing_graphs(environ: Mapping[str, str], project: Path) -> list[tuple[Path, float]]:
-    """The candidates that exist, newest first (ties keep the rule's order)."""
+    """The candidates that exist, newest first (ties keep the rule's order).
+    Two paths to one file (``graphify-out -> .graphify``) are one graph."""
     found: list[tuple[Path, float]] = []
-    seen: set[str] = set()
+    seen: set[tuple[int, int]] = set()
     for path in graph_candidates(environ, project):
-        key = os.path.normpath(str(path))
-        if key in seen:
-            continue
-        seen.add(key)
         try:
-            mtime = path.stat().st_mtime
+            info = path.stat()
         except OSError:
             continue
-        found.append((path, mtime))
+        if (info.st_dev, info.st_ino) in seen:
+            continue
+        seen.add((info.st_dev, info.st_ino))
+        found.append((path, info.st_mtime))
     return sorted(found, key=lambda item: -item[1])
 
 
-def out_dir_for(project: Path, environ: Mapping[str, str]) -> str:
-    """The GRAPHIFY_OUT the project's refresh hooks should write to: where the
+# ---------------------------------------------------------------------------
+# The layout: .graphify/ and graphify-out/ as one directory
+
+LINKED = "linked"  # graphify-out and .graphify are one directory (the link)
+LINKABLE = "linkable"  # .graphify/ alone: install links graphify-out to it
+EMPTY = "empty"  # neither: install creates .graphify/ and the link
+DANGLING = "dangling"  # the link without .graphify/: graphify cannot write (install mkdirs)
+DEFAULT = "default"  # graphify-out/ alone: graphify's default, left as it is
+TWO = "two"  # two real directories: two graphs; nothing is moved
+OTHER = "other"  # something else at one of the names: left alone
+
+
+@dataclass(frozen=True)
+class Layout:
+    """``.graphify`` and ``graphify-out`` in the project root, as found."""
+
+    kind: str
+    d008: str  # "absent", "a directory", "a symlink", "a FIFO", ...
+    default: str
+    link: str | None  # what graphify-out links to, when it is a symlink
+
+    def describe(self) -> str:
+        """One phrase: what is at the two names."""
+        if self.kind == LINKED:
+            return f"{DEFAULT_OUT} -> {self.link or D008_OUT} (one directory)"
+        default = f"{self.default} to {self.link}" if self.link is not None else self.default
+        return f"{D008_OUT}: {self.d008}; {DEFAULT_OUT}: {default}"
+
+
+#: the layouts ``mishkan install`` makes LINKED (it creates what is missing,
+#: never replaces what is there)
+INSTALL_LINKS = frozenset({LINKABLE, EMPTY, DANGLING})
+
+
+def after_install(layout: Layout | None) -> Layout | None:
+    """The layout once ``mishkan install`` has run in it."""
+    if layout is not None and layout.kind in INSTALL_LINKS:
+        return Layout(LINKED, "a directory", "a symlink", D008_OUT)
+    return layout
+
+
+def _entry(root: Directory, name: str) -> str:
+    from mishkan_core.safe_files import kind_of
+
+    info = root.lstat(name)
+    return "absent" if info is None else kind_of(info.st_mode)
+
+
+def _same_directory(root: Directory, a: str, b: str) -> bool:
+    """``a`` and ``b`` lead to one directory (links followed: stat only, it
+    opens nothing, so a FIFO cannot block it)."""
+    try:
+        one = os.stat(a, dir_fd=root.fd)
+        two = os.stat(b, dir_fd=root.fd)
+    except OSError:
+        return False
+    return stat.S_ISDIR(one.st_mode) and (one.st_dev, one.st_ino) == (two.st_dev, two.st_ino)
+
+
+def points_at_d008(link: str | None, project: Path) -> bool:
+    """The link text names ``.graphify`` in ``project`` (relative or absolute)."""
+    if not link:
+        return False
+    target = os.path.normpath(os.path.join(str(project), link))
+    return target == os.path.normpath(str(project / D008_OUT))
+
+
+def read_layout(root: Directory) -> Layout:
+    """Classify the project opened as ``root``; nothing is opened or followed
+    but for the ``stat`` that tells whether the two names are one directory."""
+    d008, default = _entry(root, D008_OUT), _entry(root, DEFAULT_OUT)
+    link = root.readlink(DEFAULT_OUT)
+    if _same_directory(root, D008_OUT, DEFAULT_OUT):
+        kind = LINKED
+    elif d008 == "absent" and points_at_d008(link, root.path):
+        kind = DANGLING
+    elif default == "absent":
+        kind = {"absent": EMPTY, "a directory": LINKABLE}.get(d008, OTHER)
+    elif default == "a directory":
+        kind = {"absent": DEFAULT, "a directory": TWO}.get(d008, OTHER)
+    else:
+        kind = OTHER
+    return Layout(kind, d008, default, link)
+
+
+def layout_of(project: Path) -> Layout | None:
+    """:func:`read_layout` of ``project``; None when it cannot be opened."""
+    from mishkan_core.safe_files import Directory
+
+    try:
+        with Directory.anchor(project) as root:
+            return read_layout(root)
+    except OSError:
+        return None
+
+
+# ---------------------------------------------------------------------------
+# Where graphify should write, and the commands a human runs
+
+
+def out_names(project: Path, out: str | None, names: tuple[str, ...]) -> bool:
+    """``out`` (a ``GRAPHIFY_OUT`` value) names one of ``names`` in ``project``:
+    by its path, or as the same directory on disk."""
+    out = (out or "").strip()
+    if not out:
+        return False
+    target = os.path.normpath(os.path.join(str(project), out))
+    if target in {os.path.normpath(str(project / name)) for name in names}:
+        return True
+    try:
+        return any(os.path.samefile(target, project / name) for name in names)
+    except OSError:
+        return False
+
+
+LINKED_NAMES = (D008_OUT, DEFAULT_OUT)
+
+
+def out_dir_for(project: Path, environ: Mapping[str, str], layout: Layout | None = None) -> str:
+    """The GRAPHIFY_OUT graphify should write with (``graphify-out``: none
+    needed). With the link (``layout``, else read now) that is graphify's
+    default, unless GRAPHIFY_OUT names another directory; else where the
     graph the hook would read already is, else ``.graphify`` (D-008)."""
     pinned = environ.get("MISHKAN_GRAPHIFY_GRAPH")
     if pinned:
         graph = Path(pinned) if os.path.isabs(pinned) else project / pinned
         return _relative_out(project, graph.parent)
-    configured = (environ.get("GRAPHIFY_OUT") or "").strip()
+    configured = (environ.get("GRAPHIFY_OUT") or "").strip().rstrip("/")
+    layout = layout if layout is not None else layout_of(project)
+    linked = layout is not None and layout.kind == LINKED
+    if linked and (not configured or out_names(project, configured, LINKED_NAMES)):
+        return DEFAULT_OUT
     if configured:
-        return configured.rstrip("/")
+        return configured
     graphs = existing_graphs(environ, project)
     if graphs:
         return _relative_out(project, graphs[0][0].parent)
     return D008_OUT
+
+
+def graph_path_for(project: Path, out: str, layout: Layout | None) -> Path:
+    """The graph.json graphify writes with ``GRAPHIFY_OUT=out``, by the name
+    the hook reads it (``.graphify/graph.json`` through the link)."""
+    if layout is not None and layout.kind == LINKED and out_names(project, out, LINKED_NAMES):
+        return project / D008_OUT / "graph.json"
+    return (Path(out) if os.path.isabs(out) else project / out) / "graph.json"
 
 
 def _relative_out(project: Path, directory: Path) -> str:
@@ -200,16 +375,36 @@ def _relative_out(project: Path, directory: Path) -> str:
         return str(directory)
 
 
+def _with_out(out: str, command: str) -> str:
+    """``command`` with ``GRAPHIFY_OUT`` set, unless ``out`` is graphify's default."""
+    env = "" if out == DEFAULT_OUT else f"GRAPHIFY_OUT={shlex.quote(out)} "
+    return env + command
+
+
 def hook_install_command(out: str) -> str:
     """The exact command a human runs, in the project, to install graphify's
     refresh hooks. ``GRAPHIFY_OUT`` is only needed when the graph is not in
-    graphify's default ``graphify-out/``; ``graphify hook install`` reads it for
-    its merge driver's ``.gitattributes`` line (the hooks themselves read it
-    again at every commit)."""
-    env = "" if out == DEFAULT_OUT else f"GRAPHIFY_OUT={shlex.quote(out)} "
-    return f"{env}graphify hook install"
+    graphify's default ``graphify-out/`` (which the link makes D-008's
+    ``.graphify/``); ``graphify hook install`` reads it for its merge driver's
+    ``.gitattributes`` line (the hooks themselves read it again at every
+    commit)."""
+    return _with_out(out, "graphify hook install")
 
 
 def hook_install_line(project: Path, out: str) -> str:
     """:func:`hook_install_command`, run from ``project``."""
     return f"cd {shlex.quote(str(project))} && {hook_install_command(out)}"
+
+
+def extract_command(out: str) -> str:
+    """The full re-extract, typed in the project root."""
+    return _with_out(out, "graphify extract . --code-only --force")
+
+
+def trigger_status(project: Path) -> str:
+    """``installed``, ``missing`` or ``unknown`` (no git, or no hooks
+    directory): is graphify's post-commit hook where git runs hooks from?"""
+    hooks = git_hooks(project)
+    if hooks.directory is None:
+        return "unknown"
+    return "installed" if hooks.installed.get("post-commit") else "missing"

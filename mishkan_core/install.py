@@ -22,9 +22,22 @@ What it does, in order:
    --mode=<mode>``: the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE
    overrides. Settings ``env`` would override the user's shell, so install
    writes none (and removes the one earlier versions wrote).
-4. Adds ``.graphify/`` and ``.mishkan/`` to ``.gitignore`` (D-008).
-5. Prints, never runs, the ``graphify hook install`` command that keeps the
-   graph fresh (D-008: a human installs the post-commit hook).
+4. Makes the graph one directory: links ``graphify-out -> .graphify``
+   (relative) when the project follows D-008 (``.graphify/`` is a real
+   directory, or neither name exists: then it creates the empty ``.graphify/``
+   too, so the link never dangles). graphify's hooks rebuild into
+   ``$GRAPHIFY_OUT`` of the *committing* shell, else ``graphify-out/``; without
+   the link a commit from a shell lacking ``GRAPHIFY_OUT=.graphify`` writes a
+   partial graph there (only the changed files) that the hook reads as fresh.
+   A graph only in a real ``graphify-out/`` (graphify's default) and two real
+   directories are left alone (the latter with what to do): install never
+   moves or deletes a graph. See :mod:`mishkan_core.graph_refresh`.
+5. Adds ``.graphify/``, ``.mishkan/`` and, with the link, ``graphify-out``
+   to ``.gitignore`` (D-008; without a trailing slash, since git sees the link
+   as a file and ``graphify-out/`` would not match it).
+6. Prints, never runs, the ``graphify hook install`` command that keeps the
+   graph fresh (D-008: a human installs the post-commit hook); with the link
+   it needs no ``GRAPHIFY_OUT``.
 
 Idempotent (a second run writes nothing), preserving (every other byte of the
 settings and agent files stays; :mod:`mishkan_core.json_text`,
@@ -43,6 +56,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
@@ -53,7 +67,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from mishkan_core import agent_file, graph_refresh, hook_chain, json_text
+from mishkan_core import agent_file, graph_refresh, hook_chain, json_text, safe_files
 from mishkan_core.hook_chain import ENV_KEY, HOOK_FILE, HOOK_MODULE, is_shim
 from mishkan_core.safe_files import Directory, UnsafeFile
 
@@ -62,6 +76,8 @@ SCOPES = ("project", "agents")
 BACKUP_SUFFIX = ".mishkan-backup"
 MANIFEST = (".mishkan", "install.json")
 GITIGNORE_LINES = (".graphify/", ".mishkan/")
+#: every line install may add (and so remove): the link's only with the link
+GITIGNORE_ALL = (*GITIGNORE_LINES, graph_refresh.LINK_IGNORE)
 COMPILE_CODE = (
     "import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)"
 )
@@ -256,17 +272,8 @@ def _plan(args: argparse.Namespace) -> Plan:
     project = Path(os.path.realpath(project))
     root = Directory.anchor(project)
     hooks_dir = Path(os.path.normpath(project / Path(args.hooks_dir).expanduser()))
-    try:
-        parts = hooks_dir.relative_to(project).parts
-    except ValueError:
-        # outside the project: anchor at its deepest existing ancestor (a path
-        # the user chose); what is missing is created at write time, link-free
-        base = hooks_dir
-        while not base.exists() and base != base.parent:
-            base = base.parent
-        outside = Directory.anchor(base)
-        return Plan(project, root, hooks_dir, outside, hooks_dir.relative_to(base).parts)
-    return Plan(project, root, hooks_dir, root, tuple(parts))
+    base, parts = safe_files.locate(project, root, hooks_dir)
+    return Plan(project, root, hooks_dir, base, parts)
 
 
 # -- the manifest: what install wrote, so uninstall removes only that ---------
@@ -285,6 +292,7 @@ def _read_manifest(plan: Plan) -> dict[str, Any]:
     files = value.get("files")
     agents = value.get("agents")
     ignore = value.get("gitignore")
+    layout = value.get("layout")
     return {
         "v": 1,
         "files": {k: v for k, v in files.items() if isinstance(v, str)}
@@ -298,11 +306,14 @@ def _read_manifest(plan: Plan) -> dict[str, Any]:
         if isinstance(agents, dict)
         else {},
         "gitignore": {
-            "added": [x for x in ignore.get("added") or [] if x in GITIGNORE_LINES],
+            "added": [x for x in ignore.get("added") or [] if x in GITIGNORE_ALL],
             "created": ignore.get("created") is True,
             "terminated": ignore.get("terminated") is True,
         }
         if isinstance(ignore, dict) and isinstance(ignore.get("added", []), list)
+        else {},
+        "layout": {k: layout.get(k) is True for k in ("link", "directory")}
+        if isinstance(layout, dict)
         else {},
     }
 
@@ -570,10 +581,12 @@ def _agent_changes(
     return changes
 
 
-def _gitignore_change(plan: Plan, record: dict[str, Any]) -> FileChange:
-    """``.gitignore`` with D-008's two lines; ``record`` keeps what was added."""
+def _gitignore_change(plan: Plan, record: dict[str, Any], linked: bool) -> FileChange:
+    """``.gitignore`` with D-008's two lines (and the link's, when ``linked``);
+    ``record`` keeps what was added."""
     old = plan.read(plan.root, (), ".gitignore")
-    new, added, terminated = _gitignore_add(old)
+    entries = GITIGNORE_ALL if linked else GITIGNORE_LINES
+    new, added, terminated = _gitignore_add(old, entries)
     if added:
         record["added"] = sorted(set(record.get("added") or []) | set(added))
         record.setdefault("created", old is None)
@@ -629,10 +642,12 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         "files": dict(manifest.get("files") or {}),
         "agents": dict(manifest.get("agents") or {}),
         "gitignore": dict(manifest.get("gitignore") or {}),
+        "layout": dict(manifest.get("layout") or {}),
     }
+    layout = _layout_step(plan)
     changes = _settings_changes(plan, settings, command, args.scope, notes)
     changes += _agent_changes(plan, agents, command, args.scope, new_manifest["agents"])
-    changes.append(_gitignore_change(plan, new_manifest["gitignore"]))
+    changes.append(_gitignore_change(plan, new_manifest["gitignore"], layout.linked))
     _preflight(plan, python, changes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -645,9 +660,11 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         _show(changes)
         if not any(c.changed for c in changes):
             print(f"{SETTINGS_LABEL}: already up to date", file=sys.stderr)
-        _print_refresh(plan, sys.stderr)
+        _print_layout(plan, layout, done=False)
+        _print_refresh(plan, sys.stderr, layout.planned())
         return 0
 
+    _apply_layout(plan, layout, new_manifest["layout"])  # first: a race here writes nothing else
     pyc = _write_hook(plan, python, source, source_bytes)
     new_manifest["files"][target] = _sha(source_bytes)
     new_manifest["files"][plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python))] = _sha(pyc)
@@ -662,7 +679,8 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
             print(f"updated {change.label}: {_what(change, args.scope, mode)}")
         elif change.scope == "project":
             print(f"{change.label}: already up to date")
-    _print_refresh(plan, sys.stdout)
+    _print_layout(plan, layout, done=True)
+    _print_refresh(plan, sys.stdout, layout.planned())
     return 0
 
 
@@ -670,26 +688,141 @@ def _what(change: FileChange, scope: str, mode: str) -> str:
     if change.scope == "project":
         return f"{', '.join(_settings_events(scope))} (--mode={mode})"
     if change.scope == "gitignore":
-        return ", ".join(GITIGNORE_LINES)
+        before = set((change.old or b"").decode("utf-8", "surrogateescape").splitlines())
+        after = (change.new or b"").decode("utf-8", "surrogateescape").splitlines()
+        return ", ".join(line for line in after if line not in before)
     if change.scope.startswith("agent") and scope == "agents":
         return f"frontmatter hooks {', '.join(hook_chain.TOOL_EVENTS)} (--mode={mode})"
     return "removed the graphify-nudge hooks"
+
+
+# -- the graph's layout: graphify-out -> .graphify -----------------------------------
+
+LINK_TEXT = graph_refresh.D008_OUT  # relative: the project may move
+D_OUT = graph_refresh.DEFAULT_OUT
+
+
+@dataclass
+class LayoutStep:
+    """What install does about the graph's directories (nothing is moved)."""
+
+    layout: graph_refresh.Layout
+    make_dir: bool  # create the empty .graphify/ (so the link never dangles)
+    make_link: bool  # create graphify-out -> .graphify
+
+    def planned(self) -> graph_refresh.Layout:
+        """The layout once install has run."""
+        return graph_refresh.after_install(self.layout) or self.layout
+
+    @property
+    def linked(self) -> bool:
+        """The link is there once install has run."""
+        return self.planned().kind == graph_refresh.LINKED
+
+    def describe(self, project: Path, done: bool) -> list[str]:
+        """``graph layout:`` lines for stdout, and notes for stderr."""
+        verb = "linked" if done else "would link"
+        made = " (and created the empty .graphify/)" if done else " (and create .graphify/)"
+        one = "graphify writes where the hook reads, from any shell, without GRAPHIFY_OUT"
+        kind = self.layout.kind
+        if self.make_link:
+            return [
+                f"graph layout: {verb} {D_OUT} -> {LINK_TEXT}{made if self.make_dir else ''}: {one}"
+            ]
+        if self.make_dir:
+            what = "created" if done else "would create"
+            return [f"graph layout: {what} .graphify/, which {D_OUT} links to: {one}"]
+        if kind == graph_refresh.LINKED:
+            return [f"graph layout: {self.layout.describe()}: already one directory"]
+        if kind == graph_refresh.DEFAULT:
+            return [
+                f"graph layout: the graph is in {D_OUT}/ (graphify's default, where every "
+                "graphify command and hook writes); left as it is"
+            ]
+        if kind == graph_refresh.TWO:
+            cd = f"cd {shlex.quote(str(project))}"
+            return [
+                f"note: .graphify/ and {D_OUT}/ are both real directories: two graphs, and "
+                f"graphify rebuilds {D_OUT}/ from every shell without GRAPHIFY_OUT=.graphify; "
+                f"install moves nothing. To keep D-008's: `{cd} && mv {D_OUT} {D_OUT}.old`, run "
+                f"install again (it links {D_OUT} -> .graphify), `graphify extract . "
+                f"--code-only --force`, then delete {D_OUT}.old"
+            ]
+        return [
+            f"note: graph layout left alone: {self.layout.describe()} (install links "
+            f"{D_OUT} -> .graphify only where nothing is, beside a real .graphify/)"
+        ]
+
+
+def _layout_step(plan: Plan) -> LayoutStep:
+    layout = graph_refresh.read_layout(plan.root)
+    creates = graph_refresh.INSTALL_LINKS
+    return LayoutStep(
+        layout,
+        make_dir=layout.kind in creates and layout.d008 == "absent",
+        make_link=layout.kind in creates and layout.default == "absent",
+    )
+
+
+def _apply_layout(plan: Plan, step: LayoutStep, record: dict[str, Any]) -> None:
+    """Create what ``step`` says, relative to the project's descriptor: mkdir
+    and symlink fail on anything already there, so nothing is replaced or
+    written through even if the tree changed since it was read."""
+    if step.make_dir:
+        plan.root.mkdir(graph_refresh.D008_OUT)
+    if step.make_link:
+        plan.root.symlink(LINK_TEXT, D_OUT)
+    if step.make_dir or step.make_link:
+        record["directory"] = bool(record.get("directory")) or step.make_dir
+        record["link"] = bool(record.get("link")) or step.make_link
+
+
+def _print_layout(plan: Plan, step: LayoutStep, done: bool) -> None:
+    for line in step.describe(plan.project, done):
+        print(line, file=sys.stderr if line.startswith("note:") or not done else sys.stdout)
+
+
+def _layout_removal(plan: Plan, record: dict[str, Any], dry_run: bool) -> None:
+    """Take back what install made: the link, if it still points at .graphify;
+    .graphify/, if it is still an empty real directory. Anything else stays."""
+    verb, stream = ("would remove", sys.stderr) if dry_run else ("removed", sys.stdout)
+    link = plan.root.readlink(D_OUT)
+    if record.get("link") and graph_refresh.points_at_d008(link, plan.project):
+        if not dry_run:
+            plan.root.unlink(D_OUT)
+        print(f"{verb} the link {D_OUT} -> {link}", file=stream)
+    info = plan.root.lstat(graph_refresh.D008_OUT)
+    if not record.get("directory") or info is None or not stat.S_ISDIR(info.st_mode):
+        return
+    with plan.root.walk((graph_refresh.D008_OUT,)) as graph_dir:
+        empty = not graph_dir.names()
+    if empty and (dry_run or plan.root.rmdir_if_empty(graph_refresh.D008_OUT)):
+        print(f"{verb} .graphify/ (empty; install had created it)", file=stream)
 
 
 # -- .gitignore -------------------------------------------------------------------
 
 
 def _ignored(lines: list[str], entry: str) -> bool:
+    """A line already ignores what ``entry`` ignores. A directory entry
+    (``.graphify/``) is met by its bare form too; a bare entry (the link
+    ``graphify-out``) only by a bare form: git sees a symlink as a file, which
+    ``graphify-out/`` does not match."""
     bare = entry.strip("/")
-    return any(line.strip() in (bare, f"{bare}/", f"/{bare}", f"/{bare}/") for line in lines)
+    forms = {bare, f"/{bare}"}
+    if entry.endswith("/"):
+        forms |= {f"{bare}/", f"/{bare}/"}
+    return any(line.strip() in forms for line in lines)
 
 
-def _gitignore_add(old: bytes | None) -> tuple[bytes, list[str], bool]:
+def _gitignore_add(
+    old: bytes | None, entries: tuple[str, ...] = GITIGNORE_LINES
+) -> tuple[bytes, list[str], bool]:
     """The new .gitignore, the lines added, and whether the old last line
     needed a newline first (uninstall takes that back too)."""
     text = (old or b"").decode("utf-8", "surrogateescape")
     lines = text.splitlines()
-    added = [entry for entry in GITIGNORE_LINES if not _ignored(lines, entry)]
+    added = [entry for entry in entries if not _ignored(lines, entry)]
     if not added:
         return old if old is not None else b"", [], False
     newline = "\r\n" if "\r\n" in text else "\n"
@@ -716,13 +849,16 @@ def _gitignore_remove(old: bytes, added: list[str], terminated: bool) -> bytes:
 # -- the refresh hook (printed, never run) -----------------------------------------
 
 
-def refresh_advice(project: Path, environ: Mapping[str, str]) -> list[str]:
+def refresh_advice(
+    project: Path, environ: Mapping[str, str], layout: graph_refresh.Layout | None = None
+) -> list[str]:
     """What keeps the graph fresh: graphify's git hooks when they are there,
-    else the exact command for the human to run (D-008: a human installs it)."""
+    else the exact command for the human to run (D-008: a human installs it).
+    ``layout``: the graph's layout once install has run (default: as found)."""
     hooks = graph_refresh.git_hooks(project)
     if hooks.installed.get("post-commit") and hooks.directory is not None:
         return [f"graph refresh: graphify's git hooks are installed in {hooks.directory}"]
-    out = graph_refresh.out_dir_for(project, environ)
+    out = graph_refresh.out_dir_for(project, environ, layout)
     lines = [
         "graph refresh (D-008: you run this; install never does):",
         f"  {graph_refresh.hook_install_line(project, out)}",
@@ -735,8 +871,8 @@ def refresh_advice(project: Path, environ: Mapping[str, str]) -> list[str]:
     return lines
 
 
-def _print_refresh(plan: Plan, stream: TextIO) -> None:
-    for line in refresh_advice(plan.project, os.environ):
+def _print_refresh(plan: Plan, stream: TextIO, layout: graph_refresh.Layout) -> None:
+    for line in refresh_advice(plan.project, os.environ, layout):
         print(line, file=stream)
 
 
@@ -869,6 +1005,7 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
     if dry_run:
         for change in removals:
             print(f"would remove {change.label}", file=sys.stderr)
+        _layout_removal(plan, manifest.get("layout") or {}, dry_run=True)
         _show(changes)
         if not any(c.changed for c in changes):
             print(f"{SETTINGS_LABEL}: nothing to remove", file=sys.stderr)
@@ -878,6 +1015,7 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
         _apply(plan, [change])
         print(f"removed {change.label}")
     _remove_empty(plan.hooks_base, (*plan.hooks_parts, "__pycache__"))
+    _layout_removal(plan, manifest.get("layout") or {}, dry_run=False)
     _apply(plan, changes)
     for change in changes:
         if not change.changed or change.scope == "backup":

@@ -40,7 +40,7 @@ class UnsafeFile(OSError):
     """A path that is not what it must be (a link, a FIFO, too large): one line."""
 
 
-def _kind(mode: int) -> str:
+def kind_of(mode: int) -> str:
     if stat.S_ISLNK(mode):
         return "a symlink"
     if stat.S_ISDIR(mode):
@@ -57,7 +57,8 @@ def _kind(mode: int) -> str:
 def _read_fd(fd: int, label: str, limit: int) -> bytes:
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode):
-        raise UnsafeFile(f"{label}: {_kind(info.st_mode)}, not a regular file; refusing to read it")
+        what = kind_of(info.st_mode)
+        raise UnsafeFile(f"{label}: {what}, not a regular file; refusing to read it")
     chunks: list[bytes] = []
     size = 0
     while True:
@@ -88,6 +89,90 @@ def read_regular(path: Path | str, limit: int = MAX_READ) -> bytes | None:
         os.close(fd)
 
 
+def open_named(path: Path | str) -> int:
+    """A descriptor for the directory the user named (``--project``, a
+    telemetry directory): a link to one is the user's choice and is followed.
+
+    Raises ``OSError`` (``NotADirectoryError`` when it is not a directory)."""
+    return os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+def open_dir_at(dir_fd: int, name: str, label: str) -> int | None:
+    """The subdirectory ``name`` of ``dir_fd``, never through a link: ``None``
+    when nothing is there, :class:`UnsafeFile` when it is a link or not a
+    directory (``label`` names it in the message)."""
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            raise UnsafeFile(_refusal(label, _lmode(dir_fd, name))) from None
+        raise
+
+
+def _refusal(label: str, mode: int) -> str:
+    what = kind_of(mode) if mode else "not a directory"
+    return (
+        f"{label} is {what}; refusing to follow it "
+        "(only real directories and files are written through; replace it with one)"
+    )
+
+
+def open_regular_at(dir_fd: int, name: str, label: str) -> int | None:
+    """A read descriptor for the regular file ``name`` of ``dir_fd``: ``None``
+    when nothing is there, :class:`UnsafeFile` for anything else.
+
+    The name is ``lstat``-ed first, so a device is never opened (opening one
+    can act: a tape rewinds); the open is ``O_NOFOLLOW | O_NONBLOCK`` (a FIFO
+    swapped in meanwhile neither blocks nor is followed) and the descriptor
+    must still be that regular file."""
+    try:
+        before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(before.st_mode):
+        raise UnsafeFile(f"{label} is {kind_of(before.st_mode)}; refusing to read it")
+    try:
+        fd = os.open(name, _READ_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
+            raise UnsafeFile(f"{label} changed while it was opened; refusing to read it") from None
+        raise
+    try:
+        after = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (
+        before.st_dev,
+        before.st_ino,
+    ):
+        os.close(fd)
+        raise UnsafeFile(f"{label} changed while it was opened; refusing to read it")
+    return fd
+
+
+def read_regular_at(dir_fd: int, name: str, label: str, limit: int = MAX_READ) -> bytes | None:
+    """:func:`open_regular_at`, read whole: ``None`` when nothing is there;
+    :class:`UnsafeFile` for anything but a regular file of at most ``limit``
+    bytes."""
+    fd = open_regular_at(dir_fd, name, label)
+    if fd is None:
+        return None
+    try:
+        return _read_fd(fd, label, limit)
+    finally:
+        os.close(fd)
+
+
+def _lmode(dir_fd: int, name: str) -> int:
+    try:
+        return os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+    except OSError:
+        return 0
+
+
 class Directory:
     """A directory opened without following links; files in it are read,
     written and removed relative to its descriptor."""
@@ -112,7 +197,7 @@ class Directory:
             raise FileNotFoundError(errno.ENOENT, "no such directory", str(path))
         real = Path(os.path.realpath(base))
         try:
-            fd = os.open(real, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+            fd = open_named(real)
         except NotADirectoryError:
             raise UnsafeFile(f"{base}: not a directory") from None
         top = cls(fd, real)
@@ -127,29 +212,18 @@ class Directory:
         """The subdirectory ``name``: ``None`` when missing (unless ``create``);
         :class:`UnsafeFile` when it is a symlink or not a directory."""
         _check_name(name)
-        try:
-            fd = os.open(name, _DIR_FLAGS, dir_fd=self.fd)
-        except FileNotFoundError:
+        fd = open_dir_at(self.fd, name, str(self.path / name))
+        if fd is None:
             if not create:
                 return None
             try:
-                os.mkdir(name, 0o755, dir_fd=self.fd)
+                self.mkdir(name)
             except FileExistsError:
                 pass  # a concurrent install made it: open it below, still without links
-            fd = self._open_dir_or_refuse(name)
-        except (OSError, ValueError) as exc:
-            if isinstance(exc, OSError) and exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise UnsafeFile(self._refusal(name)) from None
-            raise
+            fd = open_dir_at(self.fd, name, str(self.path / name))
+            if fd is None:
+                raise FileNotFoundError(errno.ENOENT, "removed while opened", str(self.path / name))
         return Directory(fd, self.path / name)
-
-    def _open_dir_or_refuse(self, name: str) -> int:
-        try:
-            return os.open(name, _DIR_FLAGS, dir_fd=self.fd)
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                raise UnsafeFile(self._refusal(name)) from None
-            raise
 
     def walk(self, parts: Iterable[str], create: bool = False) -> Directory:
         """The descendant at ``parts``, each step without following links.
@@ -180,12 +254,7 @@ class Directory:
         if where is None:
             return
         with where:
-            info = where.lstat(name)
-            if info is not None and not stat.S_ISREG(info.st_mode):
-                raise UnsafeFile(
-                    f"{where.path / name} is {_kind(info.st_mode)}; refusing to write through it "
-                    "(remove it, or replace it with a regular file)"
-                )
+            where._refuse_unless_regular(name)
 
     def close(self) -> None:
         if self.fd >= 0:
@@ -200,16 +269,6 @@ class Directory:
 
     # -- files -----------------------------------------------------------------
 
-    def _refusal(self, name: str) -> str:
-        try:
-            what = _kind(os.stat(name, dir_fd=self.fd, follow_symlinks=False).st_mode)
-        except OSError:
-            what = "not a directory"
-        return (
-            f"{self.path / name} is {what}; refusing to follow it "
-            "(install writes only through real directories and files; replace it with one)"
-        )
-
     def lstat(self, name: str) -> os.stat_result | None:
         _check_name(name)
         try:
@@ -217,43 +276,30 @@ class Directory:
         except FileNotFoundError:
             return None
 
+    def _refuse_unless_regular(self, name: str) -> os.stat_result | None:
+        """``name``'s lstat when it is a regular file or missing; else refuse."""
+        info = self.lstat(name)
+        if info is not None and not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(
+                f"{self.path / name} is {kind_of(info.st_mode)}; refusing to write through it "
+                "(remove it, or replace it with a regular file)"
+            )
+        return info
+
     def exists(self, name: str) -> bool:
         return self.lstat(name) is not None
 
     def read(self, name: str, limit: int = MAX_READ) -> bytes | None:
         """A regular file's bytes, ``None`` if missing; a symlink, FIFO or device
-        raises :class:`UnsafeFile` (without blocking)."""
+        raises :class:`UnsafeFile` (without opening it)."""
         _check_name(name)
-        try:
-            fd = os.open(name, _READ_FLAGS | os.O_NOFOLLOW, dir_fd=self.fd)
-        except FileNotFoundError:
-            return None
-        except OSError as exc:
-            if exc.errno in (errno.ELOOP, errno.EISDIR):
-                raise UnsafeFile(
-                    f"{self.path / name} is {_kind(self._mode(name))}; refusing to read it"
-                ) from None
-            raise
-        try:
-            return _read_fd(fd, str(self.path / name), limit)
-        finally:
-            os.close(fd)
-
-    def _mode(self, name: str) -> int:
-        info = self.lstat(name)
-        return info.st_mode if info is not None else 0
+        return read_regular_at(self.fd, name, str(self.path / name), limit)
 
     def write(self, name: str, data: bytes, mode: int | None = None) -> None:
         """Replace ``name`` atomically with ``data``: a temporary file created
         with ``O_EXCL | O_NOFOLLOW`` here, fsynced, then renamed over it. A
         target that exists and is not a regular file is refused."""
-        _check_name(name)
-        info = self.lstat(name)
-        if info is not None and not stat.S_ISREG(info.st_mode):
-            raise UnsafeFile(
-                f"{self.path / name} is {_kind(info.st_mode)}; refusing to write through it "
-                "(remove it, or replace it with a regular file)"
-            )
+        info = self._refuse_unless_regular(name)
         if mode is None:
             mode = stat.S_IMODE(info.st_mode) if info is not None else 0o644
         tmp = f".{name}.{secrets.token_hex(6)}.tmp"
@@ -299,7 +345,50 @@ class Directory:
     def names(self) -> list[str]:
         return sorted(os.listdir(self.fd))
 
+    # -- links -----------------------------------------------------------------
+
+    def readlink(self, name: str) -> str | None:
+        """The target of the symlink ``name``; ``None`` when ``name`` is not one."""
+        _check_name(name)
+        try:
+            return os.readlink(name, dir_fd=self.fd)
+        except OSError as exc:
+            if exc.errno in (errno.ENOENT, errno.EINVAL):  # nothing there, or not a link
+                return None
+            raise
+
+    def symlink(self, target: str, name: str) -> None:
+        """Create the link ``name -> target``; ``FileExistsError`` when anything
+        is there already (never replaced, so nothing is written through)."""
+        _check_name(name)
+        os.symlink(target, name, dir_fd=self.fd)
+
+    def mkdir(self, name: str) -> None:
+        """Create the directory ``name``; ``FileExistsError`` when anything is there."""
+        _check_name(name)
+        os.mkdir(name, 0o755, dir_fd=self.fd)
+
 
 def _check_name(name: str) -> None:
     if not name or name in (".", "..") or "/" in name or "\x00" in name:
         raise ValueError(f"not a single path component: {name!r}")
+
+
+def locate(project: Path, root: Directory, target: Path) -> tuple[Directory, tuple[str, ...]]:
+    """Where to open the directory ``target`` from, and the components left.
+
+    Inside ``project`` (already opened as ``root``): ``root`` and the path
+    below it, so every step is taken without following a link the project
+    holds (a clone commits those). Elsewhere: ``target``'s deepest existing
+    ancestor, opened as :meth:`Directory.anchor` does (a path the user chose,
+    links and all), and the rest, created link-free when written. The caller
+    closes the returned directory unless it is ``root``."""
+    target = Path(os.path.normpath(os.path.abspath(target)))
+    try:
+        return root, target.relative_to(project).parts
+    except ValueError:
+        pass
+    base = target
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    return Directory.anchor(base), target.relative_to(base).parts

@@ -5,11 +5,14 @@ makes ``/sprint-close`` the place where the conformance numbers are reviewed
 and phase 2 is decided. This command:
 
 1. **runs** the full re-extract with real graphify (``graphify extract
-   <project> --code-only --force``), writing where the hook reads
-   (CONTRACTS.md #4: the graph the hook would pick, else ``$GRAPHIFY_OUT``,
-   else ``.graphify/``), and checks the new graph is built at HEAD;
-2. **runs** ``graphify hook status`` (read-only) to see whether the refresh
-   trigger, graphify's post-commit hook, is installed;
+   <project> --code-only --force``), writing where the hook reads, as
+   :func:`mishkan_core.graph_refresh.out_dir_for` decides for every command
+   (with ``graphify-out -> .graphify``, graphify's default, so no
+   ``GRAPHIFY_OUT``; else the graph the hook would pick, ``$GRAPHIFY_OUT``, or
+   ``.graphify/``), and checks the new graph is built at HEAD;
+2. **reads** whether the refresh trigger, graphify's post-commit hook, is
+   where git runs hooks from (graphify's markers, as ``routing check`` and
+   ``install`` read them: ``core.hooksPath`` and Husky honoured);
 3. **runs** the conformance report of ``mishkan metrics`` for the sprint's
    window, and derives from it the sessions with the hook off, the opt-outs,
    the share of triggers that met a stale or absent graph and the phase
@@ -18,8 +21,9 @@ and phase 2 is decided. This command:
    matter ``mishkan: ingest``, ``kind: sprint-report``) and checks it with
    ``mishkan ingest-lint``;
 5. **prints, never runs**, what D-008 leaves to a human ("AI prepares the
-   command, Y4NN runs it"): ``graphify hook install`` (the post-commit hook
-   is local to the engineer's machine, run by his shell), the phase switch
+   command, Y4NN runs it"): ``mishkan install`` where it would link
+   ``graphify-out -> .graphify``, ``graphify hook install`` (the post-commit
+   hook is local to the engineer's machine, run by his shell), the phase switch
    ``mishkan install --mode advise``, the Cognee ingest of the artifact (only
    agents write Cognee work, through the ingest gate), a follow-up ADR; and
    the re-extract itself when ``--extract print`` is given or when the
@@ -38,7 +42,6 @@ import argparse
 import json
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -48,15 +51,16 @@ from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
+from mishkan_core import graph_refresh, safe_files
+from mishkan_core.graph_refresh import Layout
+from mishkan_core.safe_files import Directory, UnsafeFile
+
 #: the harness may move the reports; default: <project>/DEFAULT_REPORT_DIR
 REPORT_DIR_ENV = "MISHKAN_SPRINT_CLOSE_DIR"
 DEFAULT_REPORT_DIR = "docs/sprint-close"
 #: written in every artifact's front matter: only such files are overwritten
 GENERATOR = "mishkan sprint-close"
-#: D-008's location for the graph when none exists yet
-DEFAULT_GRAPH_DIR = ".graphify"
 EXTRACT_TIMEOUT = 3600.0
-STATUS_TIMEOUT = 60.0
 LINT_TIMEOUT = 120.0
 #: session rows in the artifact; the full table is one `mishkan metrics` away
 MAX_SESSION_ROWS = 30
@@ -187,29 +191,29 @@ def _instant(value: str | None, *, end: bool) -> str | None:
 
 def previous_until(report_dir: Path) -> str | None:
     """The latest ``until`` of the sprint-close reports already in ``report_dir``."""
-    from mishkan_core.metrics import files
-
-    try:
-        top = files.open_top(str(report_dir))
-    except OSError:
-        return None
     latest: tuple[float, str] | None = None
     try:
-        for entry in os.scandir(top):
-            if not entry.name.endswith(".md"):
-                continue
-            head = files.read_small(entry.name, top, 1 << 16)
-            front = front_matter(head.decode("utf-8", "replace")) if head else {}
-            if front.get("generator") != GENERATOR or "until" not in front:
-                continue
-            moment = _seconds(front["until"])
-            if moment is not None and (latest is None or moment > latest[0]):
-                latest = (moment, front["until"])
+        with Directory.anchor(report_dir) as reports:
+            for name in reports.names():
+                front = _front_of(reports, name) if name.endswith(".md") else {}
+                if front.get("generator") != GENERATOR or "until" not in front:
+                    continue
+                moment = _seconds(front["until"])
+                if moment is not None and (latest is None or moment > latest[0]):
+                    latest = (moment, front["until"])
     except OSError:
         return None
-    finally:
-        os.close(top)
     return None if latest is None else latest[1]
+
+
+def _front_of(directory: Directory, name: str) -> dict[str, str]:
+    """The front matter of ``name`` when it is a small regular file, else ``{}``
+    (a link, a FIFO or a huge file is never read through)."""
+    try:
+        head = directory.read(name, limit=1 << 16)
+    except OSError:
+        return {}
+    return front_matter(head.decode("utf-8", "replace")) if head else {}
 
 
 def _seconds(text: str) -> float | None:
@@ -251,7 +255,7 @@ class Extract:
 
     graphify: str | None
     graph_path: str  # graph.json the hook will read after the re-extract
-    out_dir: str  # GRAPHIFY_OUT for graphify, relative to the project when inside it
+    out_dir: str  # GRAPHIFY_OUT for graphify ("graphify-out": none), project-relative
     candidates: list[str]
     seconds: float | None = None
     summary: str | None = None  # graphify's counts: "19 nodes, 27 edges, 4 communities"
@@ -261,50 +265,23 @@ class Extract:
 
     def command(self) -> str:
         """What a human types in the project root to run it."""
-        return f"GRAPHIFY_OUT={shlex.quote(self.out_dir)} graphify extract . --code-only --force"
+        return graph_refresh.extract_command(self.out_dir)
 
 
-def _hook_settings(environ: Mapping[str, str]) -> Any:
-    import graphify_nudge
-
-    raw = {
-        k.encode("utf-8", "surrogateescape"): v.encode("utf-8", "surrogateescape")
-        for k, v in environ.items()
-    }
-    return graphify_nudge._Settings(raw)
-
-
-def hook_graph(root: str, environ: Mapping[str, str]) -> tuple[str | None, list[str]]:
-    """The graph.json the hook reads for ``root`` (None: none exists) and every
-    candidate path, by the hook's own rule (CONTRACTS.md #4).
-
-    SWITCH-OVER: main's hook exposes only ``find_graph(_Settings, root)`` and
-    ``_graph_candidates``; call the public function of the hook branch
-    (graph location rule, newest candidate wins) once it lands."""
-    import graphify_nudge
-
-    settings = _hook_settings(environ)
-    graph = graphify_nudge.find_graph(settings, root)
-    return graph.path, list(graphify_nudge._graph_candidates(settings, root))
-
-
-def plan_extract(root: str, environ: Mapping[str, str], graphify: str | None) -> Extract:
-    """Write where the hook reads: the graph it picks today, else the first
-    candidate ($MISHKAN_GRAPHIFY_GRAPH, $GRAPHIFY_OUT, then D-008's .graphify/)."""
-    current, candidates = hook_graph(root, environ)
-    if current is not None:
-        target = current
-    elif environ.get("MISHKAN_GRAPHIFY_GRAPH") or environ.get("GRAPHIFY_OUT"):
-        target = candidates[0]
-    else:
-        target = os.path.join(root, DEFAULT_GRAPH_DIR, "graph.json")
-    directory = os.path.dirname(target)
-    rel = os.path.relpath(directory, root)
-    out_dir = rel if not rel.startswith("..") else directory
+def plan_extract(
+    root: str, environ: Mapping[str, str], graphify: str | None, layout: Layout | None
+) -> Extract:
+    """Write where the hook reads: the directory every command chooses
+    (:func:`mishkan_core.graph_refresh.out_dir_for`) for ``layout``."""
+    project = Path(root)
+    out_dir = graph_refresh.out_dir_for(project, environ, layout)
+    target = str(graph_refresh.graph_path_for(project, out_dir, layout))
+    candidates = [str(p) for p in graph_refresh.graph_candidates(environ, project)]
     extract = Extract(graphify, target, out_dir, candidates)
-    if os.path.basename(target) != "graph.json":
+    pinned = environ.get("MISHKAN_GRAPHIFY_GRAPH")
+    if pinned and os.path.basename(pinned) != "graph.json":
         extract.problem = (
-            f"MISHKAN_GRAPHIFY_GRAPH names {target}, but graphify always writes "
+            f"MISHKAN_GRAPHIFY_GRAPH names {pinned}, but graphify always writes "
             f"<dir>/graph.json: point it at a graph.json"
         )
     return extract
@@ -330,7 +307,7 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
         )
         return
     env = dict(environ)
-    env["GRAPHIFY_OUT"] = extract.out_dir
+    env["GRAPHIFY_OUT"] = extract.out_dir  # "graphify-out" is graphify's own default
     argv = [extract.graphify, "extract", ".", "--code-only", "--force"]
     started = time.perf_counter()
     try:
@@ -371,32 +348,6 @@ def _run(
         timeout=timeout,
         check=False,
     )
-
-
-def refresh_hook_status(graphify: str | None, root: str, environ: Mapping[str, str]) -> str:
-    """``installed``, ``missing`` or ``unknown``: is graphify's post-commit hook
-    in the repository's effective hooks directory? Asked of graphify itself
-    (``graphify hook status``, read-only; it honours core.hooksPath)."""
-    if graphify is None:
-        return "unknown"
-    try:
-        proc = _run([graphify, "hook", "status"], root, environ, STATUS_TIMEOUT)
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    for line in proc.stdout.splitlines():
-        name, _, state = line.partition(":")
-        if name.strip() == "post-commit":
-            return "installed" if state.strip() == "installed" else "missing"
-    return "unknown"
-
-
-def refresh_hook_command(out_dir: str) -> str:
-    """The command a human runs to install graphify's refresh hook, with the
-    output directory the hook reads.
-
-    SWITCH-OVER: the chain branch makes ``mishkan install`` print this
-    command; use its function once it lands, so the two never differ."""
-    return f"GRAPHIFY_OUT={shlex.quote(out_dir)} graphify hook install"
 
 
 # --------------------------------------------------------------------------- #
@@ -569,7 +520,7 @@ def render_artifact(close: Close) -> str:
             f"- {pct(share)} of the triggers met a stale or absent graph ({bad} of {known}: "
             f"{report['stale']} stale, {report['absent']} absent)."
         )
-    lines.append(f"- Re-extract: {_extract_sentence(ex, close.extract_mode)}")
+    lines.append(f"- Re-extract: {_extract_sentence(ex, close.extract_mode, close.project)}")
     lines.append(f"- Refresh trigger (graphify's post-commit hook): {close.refresh_hook}.")
     others = [c for c in ex.candidates if c != ex.graph_path and os.path.isfile(c)]
     if others:
@@ -585,8 +536,7 @@ def render_artifact(close: Close) -> str:
     lines.append(
         f"| full re-extract | {'ran' if close.extract_mode == 'run' else 'printed for a human'} |"
     )
-    status_ran = "ran" if ex.graphify is not None else "skipped: graphify not found"
-    lines.append(f"| refresh-hook status (`graphify hook status`) | {status_ran} |")
+    lines.append("| refresh-trigger status (graphify's hook markers where git runs hooks) | ran |")
     lines.append("| conformance report (`mishkan metrics`) | ran |")
     lines.append("| this artifact, checked by `mishkan ingest-lint` | ran |")
     for command, why in close.prepared:
@@ -614,12 +564,12 @@ def _rel(path: str, root: str) -> str:
     return path if rel.startswith("..") else rel
 
 
-def _extract_sentence(ex: Extract, mode: str) -> str:
+def _extract_sentence(ex: Extract, mode: str, project: str) -> str:
     if mode != "run":
         return "prepared for a human, not run (see Steps)."
     head = (ex.head or "")[:7]
     at = (ex.built_at or "")[:7]
-    where = f"`{ex.out_dir}/graph.json`"
+    where = f"`{_rel(ex.graph_path, project)}`"
     timing = f" in {ex.seconds:.1f} s" if ex.seconds is not None else ""
     if at and head and at == head:
         state = f"built at `{at}`, which is HEAD"
@@ -659,37 +609,35 @@ def _shift_headings(markdown: str) -> str:
     )
 
 
-def write_artifact(path: Path, text: str) -> None:
-    """Write atomically (a temporary file renamed over the target); refuse to
+def write_artifact(path: Path, text: str, project: str) -> None:
+    """Write atomically, without following a link at any component inside the
+    project (a clone commits those) nor at the artifact itself; refuse to
     replace a file that is not an earlier sprint-close artifact."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise Unusable(f"{path} exists and is not a regular file: not overwritten")
-    if path.exists():
-        from mishkan_core.metrics import files
-
-        top = files.open_top(str(path.parent))
-        try:
-            head = files.read_small(path.name, top, 1 << 16)
-        finally:
-            os.close(top)
-        if (
-            head is None
-            or front_matter(head.decode("utf-8", "replace")).get("generator") != GENERATOR
-        ):
-            raise Unusable(f"{path} exists and was not written by {GENERATOR}: not overwritten")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+        with Directory.anchor(Path(project)) as root:
+            base, parts = safe_files.locate(Path(project), root, path.parent)
+            try:
+                with base.walk(parts, create=True) as where:
+                    _replace_ours(where, path, text)
+            finally:
+                if base is not root:
+                    base.close()
+    except UnsafeFile as exc:
+        raise Unusable(f"{exc}: not written") from None
+    except OSError as exc:
+        raise Unusable(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _replace_ours(where: Directory, path: Path, text: str) -> None:
+    try:
+        old = where.read(path.name)
+    except UnsafeFile:
+        raise Unusable(f"{path} exists and is not a regular file: not overwritten") from None
+    if old is not None and (
+        front_matter(old.decode("utf-8", "replace")).get("generator") != GENERATOR
+    ):
+        raise Unusable(f"{path} exists and was not written by {GENERATOR}: not overwritten")
+    where.write(path.name, text.encode("utf-8"), 0o644)
 
 
 def lint(path: Path) -> tuple[int, str]:
@@ -756,21 +704,32 @@ def close_sprint(
         raise Unusable(str(exc)) from None
 
     graphify = find_graphify(getattr(args, "graphify", None), environ)
-    extract = plan_extract(project, environ, graphify)
+    layout = graph_refresh.layout_of(Path(project))
+    extract = plan_extract(project, environ, graphify, layout)
     mode = _extract_mode(args.extract, environ)
     if extract.problem is None and mode == "run":
         run_extract(extract, project, environ)
     if extract.problem is not None:
         raise Unusable(extract.problem)
-    refresh = refresh_hook_status(graphify, project, environ)
+    refresh = graph_refresh.trigger_status(Path(project))
     rec = recommend(report)
 
     prepared: list[tuple[str, str]] = []
     if mode == "print":
         prepared.append((extract.command(), "the full re-extract (D-008)"))
-    if refresh != "installed":
+    linked = graph_refresh.after_install(layout)
+    if layout is not None and linked is not layout:
         prepared.append(
-            (refresh_hook_command(extract.out_dir), "install the refresh trigger (D-008)")
+            (
+                "mishkan install --project .",
+                f"link {graph_refresh.DEFAULT_OUT} -> {graph_refresh.D008_OUT}: one graph, "
+                "refreshed from every shell (D-008)",
+            )
+        )
+    if refresh != "installed":
+        out = graph_refresh.out_dir_for(Path(project), environ, linked)
+        prepared.append(
+            (graph_refresh.hook_install_command(out), "install the refresh trigger (D-008)")
         )
     if rec.verdict == "enable-phase-2":
         prepared.append(
@@ -782,7 +741,7 @@ def close_sprint(
     close = Close(
         sprint, project, window, telemetry_dir, report, extract, mode, refresh, rec, prepared
     )
-    write_artifact(path, render_artifact(close))
+    write_artifact(path, render_artifact(close), project)
     return close, path
 
 
@@ -793,11 +752,8 @@ def _console(close: Close, path: Path, lint_rc: int) -> list[str]:
         f"to {close.window.until} ({close.window.why})"
     ]
     if close.extract_mode == "run":
-        out.append(f"ran      full re-extract: {_extract_sentence(ex, 'run')}")
-    if close.extract.graphify is None:
-        out.append("skipped  graphify hook status: graphify not found")
-    else:
-        out.append(f"ran      graphify hook status: post-commit refresh hook {close.refresh_hook}")
+        out.append(f"ran      full re-extract: {_extract_sentence(ex, 'run', close.project)}")
+    out.append(f"read     refresh trigger: graphify's post-commit hook {close.refresh_hook}")
     sessions, triggers = close.report["sessions"], close.report["triggers"]
     out.append(
         f"ran      conformance report: {sessions} session{'' if sessions == 1 else 's'}, "

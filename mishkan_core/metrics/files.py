@@ -1,15 +1,15 @@
 """Opening and reading input files as hostile input demands (issue 11).
 
-The classes of input this guards against, and how:
+Opening is :mod:`mishkan_core.safe_files`' (one home for it): the directory
+the user named may be a link (their choice); below it every directory and
+file is opened relative to its parent's descriptor with ``O_NOFOLLOW``, a
+name is ``lstat``-ed before it is opened, so a FIFO, socket or device is
+never opened, and the descriptor must still be that regular file. The helpers
+here only give it the metrics' reading: what is not a regular file is not an
+error but *foreign* input, counted and skipped (``None``).
 
-* **A FIFO, socket or device where a file should be.** A path is ``lstat``-ed
-  first and only a regular file is opened, with ``O_NONBLOCK`` (the open of a
-  FIFO swapped in meanwhile cannot block) and ``O_NOCTTY``; the descriptor is
-  ``fstat``-ed and must be the same regular file before a byte is read.
-* **A symlink at any path component.** Below the directory the user named,
-  every directory and file is opened relative to its parent's descriptor with
-  ``O_NOFOLLOW``, so no link, committed or raced in, leads out of it. The named
-  directory itself may be a link: the user chose it.
+What is the metrics' own is reading telemetry and transcripts line by line:
+
 * **A huge line** (a sparse file, one character repeated a million times).
   :class:`Lines` reads fixed-size chunks and never holds more than ``limit``
   bytes of a line: a longer line is skipped to its end and counted in
@@ -24,32 +24,26 @@ from __future__ import annotations
 
 import errno
 import os
-import stat
 from collections.abc import Iterator
+
+from mishkan_core import safe_files
+from mishkan_core.safe_files import UnsafeFile
 
 #: bytes read per ``read(2)``: below glibc's mmap threshold (128 KiB), so each
 #: buffer comes from the heap, not from a fresh mapping (1.3x faster reads)
 CHUNK = 1 << 16
 
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC
-_FILE_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_NOCTTY | os.O_CLOEXEC
-#: errors that mean "this is not something we read", not "we could not read it"
-_NOT_OURS = frozenset({errno.ELOOP, errno.ENOTDIR, errno.ENXIO})
 _SEEK_DATA: int | None = getattr(os, "SEEK_DATA", None)
 
-
-def open_top(path: str) -> int:
-    """A descriptor for the directory the user named (a link to one is fine).
-
-    Raises ``OSError`` (``NotADirectoryError`` when it is not a directory)."""
-    return os.open(path, _DIR_FLAGS)
+#: a descriptor for the directory the user named (a link to one is fine)
+open_top = safe_files.open_named
 
 
 def open_subdir(name: str, dir_fd: int) -> int | None:
     """A descriptor for the directory ``name`` inside ``dir_fd``, never through a
     link; None when it is not a real directory or cannot be opened."""
     try:
-        return os.open(name, _DIR_FLAGS | os.O_NOFOLLOW, dir_fd=dir_fd)
+        return safe_files.open_dir_at(dir_fd, name, name)
     except OSError:
         return None
 
@@ -62,30 +56,11 @@ def open_regular(name: str, dir_fd: int) -> int | None:
     another ``OSError`` when it is a file that cannot be read.
     """
     try:
-        before = os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
-    except OSError as exc:
-        if exc.errno in _NOT_OURS:
-            return None
-        raise
-    if not stat.S_ISREG(before.st_mode):
+        fd = safe_files.open_regular_at(dir_fd, name, name)
+    except UnsafeFile:
         return None
-    try:
-        fd = os.open(name, _FILE_FLAGS, dir_fd=dir_fd)
-    except OSError as exc:
-        if exc.errno in _NOT_OURS:
-            return None
-        raise
-    try:
-        after = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        raise
-    if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (
-        before.st_dev,
-        before.st_ino,
-    ):
-        os.close(fd)  # swapped between the lstat and the open
-        return None
+    if fd is None:
+        raise FileNotFoundError(errno.ENOENT, "no such file", name)
     return fd
 
 
@@ -93,25 +68,9 @@ def read_small(name: str, dir_fd: int, limit: int) -> bytes | None:
     """The whole regular file ``name`` when it holds at most ``limit`` bytes,
     else None (also for anything that is not a readable regular file)."""
     try:
-        fd = open_regular(name, dir_fd)
+        return safe_files.read_regular_at(dir_fd, name, name, limit)
     except OSError:
         return None
-    if fd is None:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    try:
-        while size <= limit:
-            chunk = os.read(fd, limit + 1 - size)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-    return b"".join(chunks) if size <= limit else None
 
 
 class Lines:

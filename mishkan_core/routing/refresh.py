@@ -5,11 +5,19 @@ The trigger is graphify's own git hooks (:mod:`mishkan_core.graph_refresh`);
 the graph location rule is the hook's (CONTRACTS.md #4). The environment the
 hook would see is the checking shell's, overlaid with the settings ``env``
 Claude Code applies; the committing shell is taken to be the checking one.
+
+One graph, one place: a ``.graphify/`` graph needs ``graphify-out`` linked
+to it (``mishkan install`` makes the link), or absent while this shell
+exports ``GRAPHIFY_OUT=.graphify``. Anything else lets a commit from another
+shell rebuild a second, partial graph (only the changed files) that the hook
+reads as the fresh one; the finding names the fix. Two names for one file are
+one graph, never "two graphs".
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -106,7 +114,8 @@ def _trigger(harness: Harness) -> Iterator[Violation]:
 def _graphs(harness: Harness) -> Iterator[Violation]:
     env = hook_environ(harness)
     project = harness.project
-    graphs = gr.existing_graphs(env, project)
+    graphs = gr.existing_graphs(env, project)  # two names for one file are one graph
+    split = _split(harness)
     if len(graphs) > 1:
         newest, mtime = graphs[0]
         others = ", ".join(f"{harness.label(p)} ({_age(m, mtime)} older)" for p, m in graphs[1:])
@@ -116,20 +125,26 @@ def _graphs(harness: Harness) -> Iterator[Violation]:
             harness.label(project),
             f"two graphs at once: the hook reads the newest, {harness.label(newest)}, and "
             f"ignores {others}; one writer per store (D-008) means one graph",
-            fix="delete the stale one, and commit from shells that export the GRAPHIFY_OUT "
+            fix=split[1]
+            if split is not None
+            else "delete the stale one, and commit from shells that export the GRAPHIFY_OUT "
             "of the one you keep",
         )
+    elif split is not None:
+        yield Violation("D-008", RULE, harness.label(project), split[0], fix=split[1])
     # where graphify's hooks write: $GRAPHIFY_OUT of the committing shell (this one),
     # and what `graphify hook install` recorded for its merge driver
     outs = {(harness.environ.get("GRAPHIFY_OUT") or "").strip() or gr.DEFAULT_OUT}
     recorded = gr.merge_attr_out(project)
     if recorded:
         outs.add(recorded)
-    read = {os.path.normpath(str(p)) for p in gr.graph_candidates(env, project)}
+    # by real path: through graphify-out -> .graphify, both names are one file
+    candidates = gr.graph_candidates(env, project)
+    read = {os.path.realpath(p) for p in candidates}
     for out in sorted(outs):
         target = Path(out) if os.path.isabs(out) else project / out
         written = os.path.normpath(str(target / "graph.json"))
-        if written not in read:
+        if os.path.realpath(written) not in read:
             pinned = env.get("MISHKAN_GRAPHIFY_GRAPH")
             why = (
                 f"MISHKAN_GRAPHIFY_GRAPH={pinned} makes it the hook's only graph"
@@ -141,11 +156,60 @@ def _graphs(harness: Harness) -> Iterator[Violation]:
                 RULE,
                 harness.label(project),
                 f"graphify's refresh hooks write {harness.label(Path(written))} but the hook "
-                f"reads {', '.join(harness.label(Path(p)) for p in sorted(read))} ({why}): "
+                f"reads {', '.join(harness.label(p) for p in candidates)} ({why}): "
                 "refreshed graphs are never seen",
                 fix="give the hook and the committing shell the same GRAPHIFY_OUT, or unset "
                 "MISHKAN_GRAPHIFY_GRAPH",
             )
+
+
+def _split(harness: Harness) -> tuple[str, str] | None:
+    """(problem, fix) when D-008's ``.graphify/`` and graphify's default
+    ``graphify-out`` are not one directory, so a graphify run or refresh hook
+    from a shell without ``GRAPHIFY_OUT=.graphify`` writes a graph the hook
+    may read instead (a commit's rebuild holds only the changed files)."""
+    project = harness.project
+    layout = gr.layout_of(project)
+    if layout is None or layout.kind == gr.LINKED:
+        return None
+    cd = f"cd {shlex.quote(str(project))}"
+    link = f"ln -s {gr.D008_OUT} {gr.DEFAULT_OUT}"
+    if layout.kind == gr.DANGLING:
+        return (
+            f"{gr.DEFAULT_OUT} links to {gr.D008_OUT}, which does not exist: graphify cannot "
+            "write its graph (0.9.96 stops with FileExistsError) and the hook finds none",
+            f"`mkdir {shlex.quote(str(project / gr.D008_OUT))}` (or `mishkan install`, which "
+            "creates it)",
+        )
+    d008 = project / gr.D008_OUT
+    if not d008.is_dir():
+        return None  # no D-008 graph: graphify's default alone is one place
+    partial = (
+        f"graphify's refresh hooks and CLI write {gr.DEFAULT_OUT}/ from every shell without "
+        f"GRAPHIFY_OUT={gr.D008_OUT}, and a commit's rebuild there holds only the changed files"
+    )
+    if layout.default == "absent":
+        if gr.out_names(project, harness.environ.get("GRAPHIFY_OUT"), (gr.D008_OUT,)):
+            return None  # this shell exports it; install's link would make it unneeded
+        return (
+            f"{gr.DEFAULT_OUT} is not linked to {gr.D008_OUT}/: {partial} (a partial graph "
+            "the hook reads as the newer, fresh one)",
+            f"`mishkan install --project {shlex.quote(str(project))}` links {gr.DEFAULT_OUT} -> "
+            f"{gr.D008_OUT}; by hand: `{cd} && {link} && echo {gr.LINK_IGNORE} >> .gitignore`",
+        )
+    moved = f"{gr.DEFAULT_OUT}.old"
+    rebuild = "graphify extract . --code-only --force"
+    if layout.default == "a directory":
+        what = f"{gr.DEFAULT_OUT}/ is a second real directory beside {gr.D008_OUT}/"
+    elif layout.link is not None:
+        what = f"{gr.DEFAULT_OUT} links to {layout.link}, not to {gr.D008_OUT}"
+    else:
+        what = f"{gr.DEFAULT_OUT} is {layout.default}, not a link to {gr.D008_OUT}"
+    return (
+        f"{what}: {partial}",
+        f"`{cd} && mv {gr.DEFAULT_OUT} {moved} && {link} && {rebuild}`, then delete {moved} "
+        f"(`mishkan install` adds {gr.LINK_IGNORE} to .gitignore)",
+    )
 
 
 def _age(mtime: float, newest: float) -> str:

@@ -1,16 +1,21 @@
 """Issue 13, "Done when": the D-008/D-009 loop with real graphify and the real CLI.
 
-On the e2e fixture project, in order:
+On the e2e fixture project, whose graph is where D-008 keeps it
+(``.graphify/``), in order:
 
-1. graphify's refresh hook is installed by the command that ``mishkan
-   install`` prints;
-2. a source commit is made (from a shell with ``GRAPHIFY_OUT=.graphify``, and
-   from one without it: the trap of issue 13, item 2);
+1. ``mishkan install`` links ``graphify-out -> .graphify`` and prints the
+   refresh command, which needs no ``GRAPHIFY_OUT``; that printed command
+   installs graphify's refresh hooks;
+2. a source commit is made, from a shell without ``GRAPHIFY_OUT`` (the trap
+   of issue 13, item 2: without the link graphify's hook rebuilds a partial
+   graph of the changed files into ``graphify-out/``) and from one with
+   ``GRAPHIFY_OUT=.graphify``;
 3. graphify's detached background rebuild finishes (polled, with a deadline,
    and timed);
-4. the nudge hook, run by the real Claude Code CLI, reports ``fresh`` at the
-   new HEAD;
-5. ``mishkan routing check`` passes;
+4. the nudge hook, as installed and run by the real Claude Code CLI, reports
+   ``fresh`` at the new HEAD, and the graph it read is complete: every node
+   of the previous graph plus the committed function; no second graph exists;
+5. ``mishkan routing check --project`` passes;
 6. ``mishkan sprint-close`` re-extracts the graph and writes a report that
    passes ``mishkan ingest-lint``.
 
@@ -21,7 +26,7 @@ for docs/sprint_close.md.
 from __future__ import annotations
 
 import json
-import re
+import os
 import sys
 import time
 from pathlib import Path
@@ -29,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from mishkan_core.sprint_close import hook_graph
+from mishkan_core import graph_refresh
 from tests.e2e.harness import (
     Project,
     ScenarioRun,
@@ -48,7 +53,7 @@ pytestmark = pytest.mark.e2e
 
 #: the detached rebuild of the fixture takes about a second; a loaded machine more
 REBUILD_DEADLINE = 120.0
-D008_OUT = ".graphify"
+NEW_FUNCTION = "shout()"  # what commit_change adds to src/overlay/util.py
 
 
 def _timing(capsys: pytest.CaptureFixture[str], what: str, seconds: float) -> None:
@@ -57,33 +62,59 @@ def _timing(capsys: pytest.CaptureFixture[str], what: str, seconds: float) -> No
 
 
 def _shell_env(project: Project, **extra: str) -> dict[str, str]:
-    """The engineer's shell: graphify on PATH, HOME in the project's root."""
+    """The engineer's shell: graphify on PATH, HOME in the project's root, and
+    no GRAPHIFY_OUT unless given."""
     return {"PATH": base_path(), "HOME": str(project.root), "LANG": "C.UTF-8", **extra}
 
 
-def install_refresh_hook(project: Project, install_stdout: str) -> str:
-    """Step 1: run the ``graphify hook install`` line ``mishkan install`` printed.
-
-    SWITCH-OVER: main's ``mishkan install`` prints no such line yet (the chain
-    branch adds it). Until it does, run the command as it will be printed:
-    ``GRAPHIFY_OUT=.graphify graphify hook install`` in the project root."""
-    printed = [
-        line.strip() for line in install_stdout.splitlines() if "graphify hook install" in line
-    ]
-    command = printed[0] if printed else f"GRAPHIFY_OUT={D008_OUT} graphify hook install"
-    command = re.sub(r"^\$\s*", "", command)
-    run(["/bin/sh", "-c", command], cwd=project.repo, env=_shell_env(project))
-    status = run(["graphify", "hook", "status"], cwd=project.repo, env=_shell_env(project))
-    assert "post-commit: installed" in status.stdout, status.stdout
-    return command
+def _graph(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
 
 
 def _built_at(graph: Path) -> str | None:
     try:
-        value = json.loads(graph.read_text(encoding="utf-8")).get("built_at_commit")
+        value = _graph(graph).get("built_at_commit")
     except (OSError, ValueError):
         return None
     return value if isinstance(value, str) else None
+
+
+def _the_other_agents(project: Project) -> None:
+    """The fixture defines hizkiah; a MISHKAN project has all five in-scope
+    agents, and ``routing check`` (D-009 gate-scope) asks for each."""
+    agents = project.repo / ".claude" / "agents"
+    for name in ("salma", "oholiab", "nathan", "zadok"):
+        (agents / f"{name}.md").write_text(
+            f"---\nname: {name}\ndescription: {name} of the e2e fixture.\ntools: Read, Grep\n"
+            f"---\nYou are {name.capitalize()}.\n",
+            encoding="utf-8",
+        )
+
+
+def _install(project: Project, capsys: pytest.CaptureFixture[str]) -> str:
+    """``mishkan install`` as the harness runs it, in telemetry mode; its output.
+    Then the harness's evidence hook, telemetry directory and cap."""
+    argv = [*mishkan_command(), "install", "--project", str(project.repo), "--mode",
+            "telemetry", "--python", sys.executable]  # fmt: skip
+    started = time.monotonic()
+    proc = run(argv, cwd=project.root, env=_shell_env(project))
+    _timing(capsys, "mishkan install", time.monotonic() - started)
+    install_hook(project, None, cap=10)  # None: graphify_nudge is installed above
+    return proc.stdout + proc.stderr
+
+
+def install_refresh_hook(project: Project, install_output: str) -> str:
+    """Step 1: run the ``graphify hook install`` line ``mishkan install`` printed,
+    exactly as printed (``cd <project> && graphify hook install``)."""
+    printed = [
+        line.strip() for line in install_output.splitlines() if "graphify hook install" in line
+    ]
+    assert printed == [f"cd {project.repo} && graphify hook install"], install_output
+    run(["/bin/sh", "-c", printed[0]], cwd=project.root, env=_shell_env(project))
+    status = run(["graphify", "hook", "status"], cwd=project.repo, env=_shell_env(project))
+    assert "post-commit: installed" in status.stdout, status.stdout
+    return printed[0]
 
 
 def wait_for_rebuild(project: Project, graph: Path, sha: str, started: float) -> float:
@@ -103,36 +134,27 @@ def wait_for_rebuild(project: Project, graph: Path, sha: str, started: float) ->
     )
 
 
-def _nodes(graph: Path) -> int:
-    return len(json.loads(graph.read_text(encoding="utf-8"))["nodes"])
-
-
-def _install(project: Project) -> str:
-    """``mishkan install`` as the harness runs it, in telemetry mode; its output.
-    Then the harness's evidence hook, telemetry directory and cap."""
-    argv = [*mishkan_command(), "install", "--project", str(project.repo), "--mode",
-            "telemetry", "--python", sys.executable]  # fmt: skip
-    proc = run(argv, cwd=project.root, env=_shell_env(project))
-    install_hook(project, None, cap=10)  # None: graphify_nudge is installed above
-    return proc.stdout + proc.stderr
-
-
-def _fresh_at(scenario: ScenarioRun, sha: str) -> list[dict[str, Any]]:
+def _not_fresh_at(scenario: ScenarioRun, sha: str) -> list[dict[str, Any]]:
     triggers = [e for e in scenario.telemetry_calls() if e.get("trigger")]
     assert triggers, scenario.diagnostics()
     return [e for e in triggers if e.get("graph") != "fresh" or e.get("built_at") != sha[:7]]
 
 
-def _routing_check(project: Project) -> None:
-    """Step 5, with what routing check has today: the registration and the hook
-    (not --agents-dir: the fixture defines one of the five agents).
+def _one_graph(project: Project) -> Path:
+    """No second graph: both candidate names are the one file in .graphify/."""
+    repo = project.repo
+    assert os.readlink(repo / "graphify-out") == ".graphify"
+    graphs = graph_refresh.existing_graphs({}, repo)
+    assert [path for path, _ in graphs] == [repo / ".graphify" / "graph.json"], graphs
+    assert not (repo / "graphify-out.old").exists()
+    return graphs[0][0]
 
-    SWITCH-OVER: the chain branch extends routing check (the refresh trigger,
-    two graphs); once it takes the project, pass it here."""
-    settings = project.repo / ".claude" / "settings.json"
-    hook = project.repo / "payload" / "mishkan" / "hooks" / "graphify_nudge.py"
-    argv = [*mishkan_command(), "routing", "check", "--settings", str(settings),
-            "--hook", str(hook)]  # fmt: skip
+
+def _routing_check(project: Project) -> None:
+    """Step 5: the whole harness as Claude Code reads it, the graph's refresh
+    trigger and layout included."""
+    argv = [*mishkan_command(), "routing", "check", "--project", str(project.repo),
+            "--user-dir", str(project.home / ".claude")]  # fmt: skip
     proc = run(argv, cwd=project.repo, env=_shell_env(project), check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
@@ -156,10 +178,10 @@ def _sprint_close(project: Project) -> tuple[Path, float, str]:
 
 @pytest.mark.parametrize(
     "graphify_out",
-    [D008_OUT, None],
-    ids=["committing shell with GRAPHIFY_OUT", "committing shell without GRAPHIFY_OUT"],
+    [None, ".graphify"],
+    ids=["committing shell without GRAPHIFY_OUT", "committing shell with GRAPHIFY_OUT"],
 )
-def test_the_graph_stays_fresh_through_a_commit_and_sprint_close(
+def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     tmp_path: Path,
     claude_bin: Path,
     graphify_bin: Path,
@@ -167,13 +189,21 @@ def test_the_graph_stays_fresh_through_a_commit_and_sprint_close(
     graphify_out: str | None,
 ) -> None:
     project = make_project(tmp_path)
+    _the_other_agents(project)
     build_graph(project, graphify_bin)  # D-008's layout: .graphify/graph.json
-    full_nodes = _nodes(project.graph)
-    install_output = _install(project)
+    before = _graph(project.graph)
+    install_output = _install(project, capsys)
+    assert "graph layout: linked graphify-out -> .graphify" in install_output, install_output
 
-    command = install_refresh_hook(project, install_output)  # 1
-    with capsys.disabled():
-        print(f"\nfreshness: ran `{command}`")
+    started = time.monotonic()  # 1
+    command = install_refresh_hook(project, install_output)
+    _timing(capsys, f"`{command}`", time.monotonic() - started)
+    # graphify's merge driver line names graphify-out/graph.json; git never sees a
+    # path under a symlink and D-008 ignores the graph, so no merge ever uses it
+    assert graph_refresh.merge_attr_out(project.repo) == "graphify-out"
+    ignored = run(["git", "check-ignore", "graphify-out", ".graphify/graph.json"],
+                  cwd=project.repo, env=_shell_env(project))  # fmt: skip
+    assert ignored.stdout.split() == ["graphify-out", ".graphify/graph.json"]
 
     started = time.monotonic()  # 2
     extra = {"GRAPHIFY_OUT": graphify_out} if graphify_out else {}
@@ -181,28 +211,31 @@ def test_the_graph_stays_fresh_through_a_commit_and_sprint_close(
     _timing(capsys, "git commit returned (post-commit launches the rebuild detached)",
             time.monotonic() - started)  # fmt: skip
 
-    # 3: graphify writes to $GRAPHIFY_OUT of the committing shell, else graphify-out/
-    written = project.repo / (graphify_out or "graphify-out") / "graph.json"
-    _timing(capsys, f"commit to rebuilt {written.parent.name}/graph.json",
-            wait_for_rebuild(project, written, new_head, started))  # fmt: skip
+    # 3: both shells rebuild the one graph: graphify-out/ *is* .graphify/
+    _timing(capsys, "commit to rebuilt .graphify/graph.json",
+            wait_for_rebuild(project, project.graph, new_head, started))  # fmt: skip
     assert head_sha(project.repo) == new_head
-    if graphify_out is None:
-        # the rebuild into an empty graphify-out/ holds only the changed files
-        with capsys.disabled():
-            print(f"\nfreshness: graphify-out/graph.json has {_nodes(written)} nodes after "
-                  f"the post-commit rebuild, .graphify/graph.json {full_nodes}")  # fmt: skip
 
-    # 4: the real CLI drives the hook as installed; every trigger sees a fresh graph
+    # 4: the real CLI drives the hook as installed; every trigger sees a fresh graph ...
     started = time.monotonic()
     scenario = run_scenario("fresh", project, claude_bin, "bypassPermissions")
     _timing(capsys, "one CLI scenario run", time.monotonic() - started)
-    not_fresh = _fresh_at(scenario, new_head)
-    # Against main's hook this fails for the shell without GRAPHIFY_OUT: main reads
-    # .graphify/ first (stale) and never the newer graphify-out/. The hook
-    # branch's rule (the newest candidate graph wins, CONTRACTS.md #4) fixes it.
+    not_fresh = _not_fresh_at(scenario, new_head)
     assert not_fresh == [], f"triggers not fresh at {new_head[:7]}: " + json.dumps(
         [(e.get("target"), e.get("graph"), e.get("built_at")) for e in not_fresh]
     )
+    # ... and the graph it read is whole: every earlier node, plus the new function
+    read = graph_refresh.hook_graph({}, project.repo)
+    assert read is not None and read.resolve() == _one_graph(project).resolve()
+    after = _graph(read)
+    missing = {n["id"] for n in before["nodes"]} - {n["id"] for n in after["nodes"]}
+    assert missing == set(), f"the graph the hook read lost {sorted(missing)}"
+    assert [n["source_file"] for n in after["nodes"] if n["label"] == NEW_FUNCTION] == [
+        "src/overlay/util.py"
+    ]
+    with capsys.disabled():
+        print(f"\nfreshness: the graph the hook read has {len(after['nodes'])} nodes at "
+              f"{new_head[:7]} ({len(before['nodes'])} before the commit)")  # fmt: skip
 
     _routing_check(project)  # 5
 
@@ -210,14 +243,68 @@ def test_the_graph_stays_fresh_through_a_commit_and_sprint_close(
     _timing(capsys, "mishkan sprint-close (full re-extract included)", seconds)
     text = artifact.read_text(encoding="utf-8")
     assert text.startswith("---\nmishkan: ingest\n")
-    assert (
-        "which is HEAD" in text
-        and "Refresh trigger (graphify's post-commit hook): installed" in text
-    )
+    assert "wrote `.graphify/graph.json`" in text and "which is HEAD" in text
+    assert "Refresh trigger (graphify's post-commit hook): installed" in text
     assert "graphify hook install" not in out  # installed: nothing left to prepare
-    # the graph the hook reads is whole again (a full re-extract) and built at HEAD
-    read, _ = hook_graph(str(project.repo), _shell_env(project))
-    assert read is not None and _built_at(Path(read)) == new_head
-    assert _nodes(Path(read)) > full_nodes  # every file, plus the committed function
+    whole = _graph(_one_graph(project))  # still one graph, re-extracted whole at HEAD
+    assert whole["built_at_commit"] == new_head
+    # every node the hook read (the working tree also holds the installed hook copy)
+    assert {n["id"] for n in after["nodes"]} <= {n["id"] for n in whole["nodes"]}
     with capsys.disabled():
         print(f"\nfreshness: sprint-close said:\n{out}")
+
+
+def test_without_the_link_a_commit_writes_a_partial_graph_and_routing_check_names_the_fix(
+    tmp_path: Path, graphify_bin: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The trap itself, with real graphify: D-008's ``.graphify/``, graphify's
+    hooks installed with ``GRAPHIFY_OUT=.graphify``, a commit from a shell
+    without it. The rebuild lands in ``graphify-out/`` and holds only the
+    changed file; ``routing check`` flags it, and its fix, run as printed,
+    leaves one whole graph."""
+    project = make_project(tmp_path)
+    build_graph(project, graphify_bin)
+    before = _graph(project.graph)
+    env = _shell_env(project)
+    run(["/bin/sh", "-c", "GRAPHIFY_OUT=.graphify graphify hook install"], cwd=project.repo,
+        env=env)  # fmt: skip
+    started = time.monotonic()
+    new_head = commit_change(project)  # no GRAPHIFY_OUT in the committing shell
+    partial = project.repo / "graphify-out" / "graph.json"
+    wait_for_rebuild(project, partial, new_head, started)
+    written = _graph(partial)
+    assert _built_at(project.graph) != new_head  # D-008's graph: never refreshed
+    assert {n["source_file"] for n in written["nodes"] if n.get("source_file")} == {
+        "src/overlay/util.py"
+    }
+    assert len(written["nodes"]) < len(before["nodes"])
+    with capsys.disabled():
+        print(f"\nfreshness: without the link, graphify-out/graph.json has "
+              f"{len(written['nodes'])} nodes after the commit, .graphify/graph.json "
+              f"{len(before['nodes'])} (stale)")  # fmt: skip
+
+    def refresh_findings() -> list[str]:
+        argv = [*mishkan_command(), "routing", "check", "--project", str(project.repo),
+                "--user-dir", str(project.home / ".claude")]  # fmt: skip
+        proc = run(argv, cwd=project.repo, env=env, check=False)
+        return [line for line in proc.stdout.splitlines() if "graph-refresh" in line]
+
+    findings = refresh_findings()
+    two = [line for line in findings if "two graphs at once" in line]
+    assert len(two) == 1, findings
+    assert "the hook reads the newest, graphify-out/graph.json" in two[0]
+    fix = two[0].split("fix: `", 1)[1].split("`", 1)[0]
+    assert fix.endswith("ln -s .graphify graphify-out && graphify extract . --code-only --force")
+    run(["/bin/sh", "-c", fix], cwd=project.root, env=env)
+    assert refresh_findings() == []
+    whole = _graph(_one_graph_after_fix(project))
+    assert whole["built_at_commit"] == new_head
+    assert {n["id"] for n in before["nodes"]} <= {n["id"] for n in whole["nodes"]}
+    assert any(n["label"] == NEW_FUNCTION for n in whole["nodes"])
+
+
+def _one_graph_after_fix(project: Project) -> Path:
+    assert os.readlink(project.repo / "graphify-out") == ".graphify"
+    graphs = graph_refresh.existing_graphs({}, project.repo)
+    assert [path for path, _ in graphs] == [project.graph], graphs
+    return project.graph

@@ -564,7 +564,9 @@ def test_the_printed_refresh_command_gives_routing_check_a_trigger(
     project = _project(tmp_path_factory, "refresh", graphify_bin)
     printed = _install(project)
     command = next(line.strip() for line in printed.splitlines() if "graphify hook install" in line)
-    assert command == f"cd {project.repo} && GRAPHIFY_OUT=.graphify graphify hook install"
+    # install linked graphify-out -> .graphify: the command needs no GRAPHIFY_OUT
+    assert command == f"cd {project.repo} && graphify hook install"
+    assert os.readlink(project.repo / "graphify-out") == ".graphify"
     env = {"PATH": base_path(), "HOME": str(project.home)}
     run(["/bin/sh", "-c", command], cwd=project.root, env=env)
     check = [*mishkan_command(), "routing", "check", "--project", str(project.repo)]

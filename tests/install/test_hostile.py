@@ -18,25 +18,12 @@ from pathlib import Path
 import pytest
 
 from mishkan_core import install as inst
+from tests.install._tree import tree as _tree
 from tests.routing._cli import run_cli
 
 PYTHON = os.path.realpath(sys.executable)
 SETTINGS = b'{"a": 1}\n'
 AGENTS = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
-
-
-def _tree(root: Path) -> dict[str, bytes | str]:
-    """Everything under ``root``: files by content, links by target."""
-    out: dict[str, bytes | str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        for name in dirnames + filenames:
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if path.is_symlink():
-                out[rel] = "-> " + os.readlink(path)
-            elif path.is_file():
-                out[rel] = path.read_bytes()
-    return out
 
 
 @pytest.fixture

@@ -336,8 +336,10 @@ def test_fresh_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert _run(root, capsys)[0] == 0
     doc = json.loads(_settings(root).read_text())
     assert list(doc) == ["hooks"]
-    assert (root / ".gitignore").read_text() == ".graphify/\n.mishkan/\n"
+    assert (root / ".gitignore").read_text() == ".graphify/\n.mishkan/\ngraphify-out\n"
     assert (root / ".mishkan" / "install.json").is_file()
+    assert os.readlink(root / "graphify-out") == ".graphify"
+    assert list((root / ".graphify").iterdir()) == []
     assert _run(root, capsys, "--uninstall")[0] == 0
     assert list(root.iterdir()) == []
 
@@ -574,12 +576,14 @@ def test_scope_agents_finds_a_file_by_its_frontmatter_name(
 @pytest.mark.parametrize(
     ("before", "after"),
     [
-        (None, ".graphify/\n.mishkan/\n"),
-        ("node_modules/\n", "node_modules/\n.graphify/\n.mishkan/\n"),
-        ("dist", "dist\n.graphify/\n.mishkan/\n"),
-        ("a\r\nb\r\n", "a\r\nb\r\n.graphify/\r\n.mishkan/\r\n"),
-        ("/.graphify\n", "/.graphify\n.mishkan/\n"),
-        (".mishkan\n.graphify/\n", ".mishkan\n.graphify/\n"),
+        (None, ".graphify/\n.mishkan/\ngraphify-out\n"),
+        ("node_modules/\n", "node_modules/\n.graphify/\n.mishkan/\ngraphify-out\n"),
+        ("dist", "dist\n.graphify/\n.mishkan/\ngraphify-out\n"),
+        ("a\r\nb\r\n", "a\r\nb\r\n.graphify/\r\n.mishkan/\r\ngraphify-out\r\n"),
+        ("/.graphify\n", "/.graphify\n.mishkan/\ngraphify-out\n"),
+        (".mishkan\n.graphify/\n/graphify-out\n", ".mishkan\n.graphify/\n/graphify-out\n"),
+        # git sees the link as a file: a directory pattern does not ignore it
+        ("graphify-out/\n", "graphify-out/\n.graphify/\n.mishkan/\ngraphify-out\n"),
     ],
 )
 def test_gitignore(
@@ -631,15 +635,11 @@ def test_install_prints_the_graphify_hook_command(
     _git(root, "init", "-q")
     code, out, _err = _run(root, capsys)
     assert code == 0
-    assert (
-        f"  cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
-        "  and commit from shells that export GRAPHIFY_OUT=.graphify: graphify's hooks rebuild "
-        "into $GRAPHIFY_OUT at commit time, else into graphify-out/\n"
-    ) in out
-    (root / "graphify-out").mkdir()
-    (root / "graphify-out" / "graph.json").write_text("{}")
-    code, out, _err = _run(root, capsys)
-    assert f"  cd {root} && graphify hook install\n" in out  # graphify's default: no env
+    # install linked graphify-out -> .graphify: graphify's default is D-008's place
+    assert out.endswith(
+        f"graph refresh (D-008: you run this; install never does):\n"
+        f"  cd {root} && graphify hook install\n"
+    )
     hooks = root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
     (hooks / "post-commit").write_text(
@@ -649,6 +649,28 @@ def test_install_prints_the_graphify_hook_command(
     code, out, _err = _run(root, capsys)
     assert f"graph refresh: graphify's git hooks are installed in {hooks}" in out
     assert "graphify hook install" not in out
+
+
+def test_without_the_link_the_command_carries_graphify_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two real graph directories (left alone): the command names the newest,
+    and says which shells must export it."""
+    monkeypatch.delenv("GRAPHIFY_OUT", raising=False)
+    monkeypatch.delenv("MISHKAN_GRAPHIFY_GRAPH", raising=False)
+    root = tmp_path / "repo"
+    for name, mtime in ((".graphify", 2_000_000_000), ("graphify-out", 1_000_000_000)):
+        (root / name).mkdir(parents=True)
+        (root / name / "graph.json").write_text("{}")
+        os.utime(root / name / "graph.json", (mtime, mtime))
+    _git(root, "init", "-q")
+    code, out, _err = _run(root, capsys)
+    assert code == 0
+    assert (
+        f"  cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
+        "  and commit from shells that export GRAPHIFY_OUT=.graphify: graphify's hooks rebuild "
+        "into $GRAPHIFY_OUT at commit time, else into graphify-out/\n"
+    ) in out
 
 
 def test_dry_run_creates_no_directory_outside_the_project(

@@ -4,7 +4,8 @@
 good settings (security, model-route, then graphify-nudge as install writes
 it, interpreter ``@PYTHON@`` replaced by the real one), the hook file and its
 ``.pyc`` compiled by that interpreter, six agents, graphify's four refresh
-hooks in ``.git/hooks``, one graph in ``.graphify/``; an empty user directory
+hooks in ``.git/hooks``, one graph in ``.graphify/`` with
+``graphify-out`` linked to it; an empty user directory
 (``~/.claude``) and an empty managed directory (``/etc/claude-code``).
 :func:`overlay` then lays a case's files over it: ``user/``, ``managed/`` and
 ``project/`` mirror those three places.
@@ -117,6 +118,7 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     graphify_hooks(world.project / ".git" / "hooks")
     (world.project / ".graphify").mkdir()
     (world.project / ".graphify" / "graph.json").write_text('{"nodes": [], "links": []}')
+    (world.project / "graphify-out").symlink_to(".graphify")  # as mishkan install links it
     for name in (
         "MISHKAN_GRAPHIFY_NUDGE",
         "MISHKAN_GRAPHIFY_GRAPH",

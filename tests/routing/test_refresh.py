@@ -34,8 +34,7 @@ def test_no_refresh_trigger(world: World, capsys: pytest.CaptureFixture[str]) ->
     assert _refresh(world, capsys) == [
         "D-008 graph-refresh: .git/hooks: the graph has no refresh trigger: graphify's "
         "post-commit hook is not installed, so every commit leaves the graph staler; fix: "
-        f"cd {world.project} && GRAPHIFY_OUT=.graphify graphify hook install (D-008: a human "
-        "runs it)"
+        f"cd {world.project} && graphify hook install (D-008: a human runs it)"
     ]
 
 
@@ -45,7 +44,7 @@ def test_a_partial_install(world: World, capsys: pytest.CaptureFixture[str]) -> 
     assert _refresh(world, capsys) == [
         "D-008 graph-refresh: .git/hooks: graphify's post-rewrite hook(s) are missing: branch "
         "switches, merges or rebases leave the graph stale; fix: "
-        f"cd {world.project} && GRAPHIFY_OUT=.graphify graphify hook install",
+        f"cd {world.project} && graphify hook install",
         "D-008 graph-refresh: .git/hooks/post-checkout: graphify's hook is not executable: git "
         f"skips it; fix: chmod +x {world.project}/.git/hooks/post-checkout",
     ]
@@ -69,7 +68,7 @@ def test_hooks_path_elsewhere_leaves_graphify_hooks_dead(
         "D-008 graph-refresh: .git/hooks: graphify's hooks (post-commit, post-checkout, "
         "post-merge, post-rewrite) are in .git/hooks, but core.hooksPath makes git run "
         "tools/githooks: they never fire; fix: `git config --unset core.hooksPath`, or "
-        f"reinstall them: cd {world.project} && GRAPHIFY_OUT=.graphify graphify hook install"
+        f"reinstall them: cd {world.project} && graphify hook install"
     ]
 
 
@@ -90,7 +89,12 @@ def test_a_linked_worktree(world: World, capsys: pytest.CaptureFixture[str]) -> 
     assert not any("no refresh trigger" in line for line in refresh), refresh
 
 
+def _unlink(world: World) -> None:
+    (world.project / "graphify-out").unlink()
+
+
 def test_two_graphs(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    _unlink(world)
     (world.project / "graphify-out").mkdir()
     newer = world.project / "graphify-out" / "graph.json"
     newer.write_text("{}")
@@ -101,30 +105,131 @@ def test_two_graphs(world: World, capsys: pytest.CaptureFixture[str]) -> None:
     assert _refresh(world, capsys) == [
         "D-008 graph-refresh: .: two graphs at once: the hook reads the newest, "
         "graphify-out/graph.json, and ignores .graphify/graph.json (60 min older); one writer "
-        "per store (D-008) means one graph; fix: delete the stale one, and commit from shells "
-        "that export the GRAPHIFY_OUT of the one you keep"
+        f"per store (D-008) means one graph; fix: `cd {world.project} && mv graphify-out "
+        "graphify-out.old && ln -s .graphify graphify-out && graphify extract . --code-only "
+        "--force`, then delete graphify-out.old (`mishkan install` adds graphify-out to "
+        ".gitignore)"
     ]
+
+
+def test_the_link_makes_one_graph_of_two_names(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The good world: graphify-out -> .graphify; both candidates are one file."""
+    assert (world.project / "graphify-out" / "graph.json").samefile(
+        world.project / ".graphify" / "graph.json"
+    )
+    assert _refresh(world, capsys) == []
+
+
+PARTIAL = (
+    "graphify's refresh hooks and CLI write graphify-out/ from every shell without "
+    "GRAPHIFY_OUT=.graphify, and a commit's rebuild there holds only the changed files"
+)
+
+
+def test_a_d008_graph_without_the_link(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """The measured trap: a commit from a shell without GRAPHIFY_OUT rebuilds a
+    partial graph into graphify-out/ that the hook then reads as fresh."""
+    _unlink(world)
+    assert _refresh(world, capsys) == [
+        f"D-008 graph-refresh: .: graphify-out is not linked to .graphify/: {PARTIAL} (a "
+        "partial graph the hook reads as the newer, fresh one); fix: `mishkan install "
+        f"--project {world.project}` links graphify-out -> .graphify; by hand: `cd "
+        f"{world.project} && ln -s .graphify graphify-out && echo graphify-out >> .gitignore`"
+    ]
+
+
+@pytest.mark.parametrize("value", [".graphify", "./.graphify/"])
+def test_a_shell_that_exports_graphify_out_explains_a_missing_link(
+    world: World, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    _unlink(world)
+    monkeypatch.setenv("GRAPHIFY_OUT", value)
+    assert _refresh(world, capsys) == []
+
+
+def test_a_second_real_directory(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    _unlink(world)
+    (world.project / "graphify-out" / "cache").mkdir(parents=True)  # graphify's, no graph yet
+    lines = _refresh(world, capsys)
+    assert lines == [
+        "D-008 graph-refresh: .: graphify-out/ is a second real directory beside .graphify/: "
+        f"{PARTIAL}; fix: `cd {world.project} && mv graphify-out graphify-out.old && ln -s "
+        ".graphify graphify-out && graphify extract . --code-only --force`, then delete "
+        "graphify-out.old (`mishkan install` adds graphify-out to .gitignore)"
+    ]
+
+
+def test_a_link_elsewhere(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    _unlink(world)
+    elsewhere = world.root / "elsewhere"
+    elsewhere.mkdir()
+    (world.project / "graphify-out").symlink_to(elsewhere)
+    lines = _refresh(world, capsys)
+    assert len(lines) == 1
+    assert f"graphify-out links to {elsewhere}, not to .graphify: {PARTIAL}" in lines[0]
+    assert list(elsewhere.iterdir()) == []
+
+
+def test_a_fifo_at_graphify_out(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    """stat opens nothing: the check cannot block on it."""
+    _unlink(world)
+    os.mkfifo(world.project / "graphify-out")
+    lines = _refresh(world, capsys)
+    assert len(lines) == 1 and "graphify-out is a FIFO, not a link to .graphify" in lines[0]
+
+
+def test_a_dangling_link(world: World, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.rmtree(world.project / ".graphify")
+    assert _refresh(world, capsys) == [
+        "D-008 graph-refresh: .: graphify-out links to .graphify, which does not exist: "
+        "graphify cannot write its graph (0.9.96 stops with FileExistsError) and the hook finds "
+        f"none; fix: `mkdir {world.project}/.graphify` (or `mishkan install`, which creates it)"
+    ]
+
+
+def test_graphify_s_default_layout_is_one_place(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _unlink(world)
+    (world.project / ".graphify").rename(world.project / "graphify-out")
+    assert _refresh(world, capsys) == []
+
+
+def _pinned_is_the_only_candidate(world: World, graph: str) -> None:
+    if len(graph_refresh.graph_candidates({"MISHKAN_GRAPHIFY_GRAPH": graph}, world.project)) > 1:
+        pytest.skip(
+            "this branch's graphify_nudge still reads the default graphs next to "
+            "MISHKAN_GRAPHIFY_GRAPH; CONTRACTS.md #4 makes it the only candidate (hook branch)"
+        )
 
 
 def test_a_pinned_graph_the_refresh_never_writes(
     world: World, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Settings pin the hook to .graphify/graph.json; the committing shell has no
-    GRAPHIFY_OUT, so graphify's hooks rebuild graphify-out/ and the hook never sees it."""
-    pinned = {"MISHKAN_GRAPHIFY_GRAPH": ".graphify/graph.json"}
-    if len(graph_refresh.graph_candidates(pinned, world.project)) > 1:
-        pytest.skip(
-            "this branch's graphify_nudge still reads the default graphs next to "
-            "MISHKAN_GRAPHIFY_GRAPH; CONTRACTS.md #4 makes it the only candidate (hook branch)"
-        )
+    """Settings pin the hook to a graph of their own; the committing shell has
+    no GRAPHIFY_OUT, so graphify's hooks rebuild graphify-out/ (= .graphify/)
+    and the hook never sees it."""
+    _pinned_is_the_only_candidate(world, "graphs/main.json")
     local = world.project / ".claude" / "settings.local.json"
-    local.write_text('{"env": {"MISHKAN_GRAPHIFY_GRAPH": ".graphify/graph.json"}}')
+    local.write_text('{"env": {"MISHKAN_GRAPHIFY_GRAPH": "graphs/main.json"}}')
     assert _refresh(world, capsys) == [
         "D-008 graph-refresh: .: graphify's refresh hooks write graphify-out/graph.json but the "
-        "hook reads .graphify/graph.json (MISHKAN_GRAPHIFY_GRAPH=.graphify/graph.json makes it "
+        "hook reads graphs/main.json (MISHKAN_GRAPHIFY_GRAPH=graphs/main.json makes it "
         "the hook's only graph): refreshed graphs are never seen; fix: give the hook and the "
         "committing shell the same GRAPHIFY_OUT, or unset MISHKAN_GRAPHIFY_GRAPH"
     ]
+
+
+def test_a_graph_pinned_through_the_link_is_the_one_refreshed(
+    world: World, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """graphify-out/graph.json and .graphify/graph.json are one file."""
+    _pinned_is_the_only_candidate(world, ".graphify/graph.json")
+    local = world.project / ".claude" / "settings.local.json"
+    local.write_text('{"env": {"MISHKAN_GRAPHIFY_GRAPH": ".graphify/graph.json"}}')
+    assert _refresh(world, capsys) == []
 
 
 def test_an_output_dir_recorded_by_graphify_hook_install(

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from mishkan_core import sprint_close
+from mishkan_core import graph_refresh, sprint_close
 from mishkan_core.cli import build_parser
 from tests.metrics.helpers import Telemetry
 
@@ -162,9 +162,14 @@ def test_print_mode_writes_an_artifact_that_passes_the_real_ingest_lint(tmp_path
     assert "| `hizkiah` |" in text and "mishkan:hizkiah" not in text
     assert "Sessions with the hook off (1): `s2`" in text
     assert "50.0% of the triggers met a stale or absent graph (1 of 2" in text
-    # what was printed, not run: the re-extract, the refresh hook, the phase switch
+    # what was printed, not run: the re-extract, the link, the refresh hook, the phase
+    # switch; the refresh hook as it will be after the link: no GRAPHIFY_OUT
     assert "GRAPHIFY_OUT=.graphify graphify extract . --code-only --force" in out
-    assert "GRAPHIFY_OUT=.graphify graphify hook install" in out
+    assert (
+        "  mishkan install --project .    # link graphify-out -> .graphify: one graph, "
+        "refreshed from every shell (D-008)\n"
+        "  graphify hook install    # install the refresh trigger (D-008)\n"
+    ) in out
     assert "mishkan install --project . --mode advise" in out
     assert "next: an agent ingests docs/sprint-close/2026-W50.md into Cognee work" in out
     assert not (project / ".graphify").exists()  # nothing ran graphify
@@ -273,3 +278,103 @@ def test_hostile_session_ids_and_many_sessions_still_pass_the_lint(tmp_path: Pat
     assert "30 more sessions" in text
     lint = _lint(artifact)
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+# --------------------------------------------------------------------------- #
+# one graph, one place: sprint-close agrees with install and routing check
+
+
+def _git(project: Path, *argv: str) -> None:
+    env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+    subprocess.run(["git", "-C", str(project), *argv], check=True, capture_output=True, env=env)
+
+
+def test_with_the_link_no_command_needs_graphify_out(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    (project / ".graphify").mkdir()
+    (project / "graphify-out").symlink_to(".graphify")
+    code, out, err = _close(_env(tmp_path), "--project", str(project), "--extract", "print")
+    assert code == 0, err
+    assert "  graphify extract . --code-only --force    # the full re-extract" in out
+    assert "  graphify hook install    # install the refresh trigger" in out
+    assert "GRAPHIFY_OUT" not in out and "mishkan install --project .    #" not in out
+    close = sprint_close.plan_extract(str(project), {}, None, graph_refresh.layout_of(project))
+    assert close.out_dir == "graphify-out"  # graphify's default: through the link
+    assert close.graph_path == str(project / ".graphify" / "graph.json")  # what the hook reads
+
+
+def test_graphify_s_default_layout_is_refreshed_where_it_is(tmp_path: Path) -> None:
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    (project / "graphify-out").mkdir()
+    (project / "graphify-out" / "graph.json").write_text("{}")
+    code, out, err = _close(_env(tmp_path), "--project", str(project), "--extract", "print")
+    assert code == 0, err
+    assert "GRAPHIFY_OUT" not in out and "mishkan install --project .    #" not in out
+
+
+def test_the_refresh_trigger_is_read_where_git_runs_hooks(tmp_path: Path) -> None:
+    """The markers graphify writes, read as install and routing check read
+    them (core.hooksPath honoured); no graphify needed."""
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    _git(project, "init", "-q")
+    _git(project, "config", "core.hooksPath", "tools/hooks")
+    hooks = project / "tools" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "post-commit").write_text("#!/bin/sh\n# graphify-hook-start\n# graphify-hook-end\n")
+    (hooks / "post-commit").chmod(0o755)
+    code, out, err = _close(_env(tmp_path), "--project", str(project), "--extract", "print")
+    assert code == 0, err
+    assert "read     refresh trigger: graphify's post-commit hook installed" in out
+    assert "graphify hook install" not in out
+    text = next((project / "docs" / "sprint-close").glob("*.md")).read_text()
+    assert "Refresh trigger (graphify's post-commit hook): installed." in text
+
+
+@pytest.mark.parametrize("planted", ["docs", "docs/sprint-close"])
+def test_a_planted_link_in_the_report_path_is_not_followed(tmp_path: Path, planted: str) -> None:
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    victim = tmp_path / "victim_dir"
+    victim.mkdir()
+    (project / planted).parent.mkdir(parents=True, exist_ok=True)
+    (project / planted).symlink_to(victim)
+    argv = ("--project", str(project), "--sprint", "x", "--extract", "print")
+    code, out, err = _close(_env(tmp_path), *argv)
+    assert code == 2 and out == ""
+    assert "is a symlink; refusing to follow it" in err and err.count("\n") == 1
+    assert list(victim.iterdir()) == []
+
+
+def test_a_fifo_at_the_artifact_does_not_block(tmp_path: Path) -> None:
+    """In a subprocess with a timeout: a regression fails, it does not hang."""
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    reports = project / "docs" / "sprint-close"
+    reports.mkdir(parents=True)
+    os.mkfifo(reports / "x.md")
+    argv = ["--project", str(project), "--sprint", "x", "--extract", "print"]
+    done = subprocess.run(
+        [sys.executable, "-m", "mishkan_core", "sprint-close", *argv],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=_env(tmp_path),
+        check=False,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "exists and is not a regular file: not overwritten" in done.stderr
+
+
+def test_the_previous_report_is_never_read_through_a_link(tmp_path: Path) -> None:
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text(
+        '---\ngenerator: mishkan sprint-close\nuntil: "2030-01-01T00:00:00Z"\n---\n'
+    )
+    (reports / "old.md").symlink_to(elsewhere)
+    os.mkfifo(reports / "fifo.md")
+    assert sprint_close.previous_until(reports) is None
