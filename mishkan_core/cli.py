@@ -1,8 +1,10 @@
 """Argument parsing and dispatch, nothing else.
 
-Each subcommand lives in its own module, which exposes
-``add_arguments(parser)`` and ``run(args) -> int``; this file holds no logic
-of its own. Only the chosen subcommand's module is imported, so one command's
+Each subcommand is one module that exposes ``add_arguments(parser)`` and
+``run(args) -> int``: ``<package>/cli.py`` for a package (metrics,
+ingest_lint, routing), the module itself for a single-module command. This
+file alone builds parsers (every ``__main__`` delegates to :func:`main`) and
+holds no logic of its own. Only the chosen subcommand's module is imported, so one command's
 import error cannot break the others.
 
 Exit codes shared by every subcommand: 0 success/clean, 1 findings or
@@ -19,9 +21,12 @@ from typing import Any
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
-    "metrics": ("mishkan_core.metrics", "D-009 conformance report from hook telemetry"),
-    "ingest-lint": ("mishkan_core.ingest_lint", "reject AST-shaped content bound for Cognee work"),
-    "routing": ("mishkan_core.routing", "validate the D-008 routing matrix against a harness"),
+    "metrics": ("mishkan_core.metrics.cli", "D-009 conformance report from hook telemetry"),
+    "ingest-lint": (
+        "mishkan_core.ingest_lint.cli",
+        "reject AST-shaped content bound for Cognee work",
+    ),
+    "routing": ("mishkan_core.routing.cli", "validate the D-008 routing matrix against a harness"),
     "route": ("mishkan_core.routing.route", "say which store answers a question"),
     "install": ("mishkan_core.install", "install the graphify-nudge hook into a project"),
     "demo": ("mishkan_core.demo", "run the hook and the report on a built-in example"),

@@ -78,7 +78,7 @@ class Unusable(Exception):
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    from mishkan_core.metrics import _iso_date
+    from mishkan_core.metrics.cli import _iso_date
 
     parser.add_argument(
         "--sprint",
@@ -181,7 +181,7 @@ def choose_window(
 def _instant(value: str | None, *, end: bool) -> str | None:
     """An ISO date as the UTC instant ``mishkan metrics`` reads it (a bare
     ``--until`` date is the end of its day), so reports chain without a gap."""
-    from mishkan_core.metrics import _bound
+    from mishkan_core.metrics.cli import _bound
 
     if not value:
         return None
@@ -674,8 +674,8 @@ def close_sprint(
     args: argparse.Namespace, environ: Mapping[str, str], now: datetime | None = None
 ) -> tuple[Close, Path]:
     """Do every step that runs; raise Unusable when no artifact can be written."""
-    from mishkan_core.metrics import collect
     from mishkan_core.metrics import telemetry as telemetry_mod
+    from mishkan_core.metrics.cli import collect
     from mishkan_core.metrics.telemetry import UnusableInput
 
     moment = now or datetime.now(timezone.utc)

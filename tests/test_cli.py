@@ -55,3 +55,26 @@ def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
 
 def test_demo_refuses_an_existing_directory(tmp_path: Path) -> None:
     assert main(["demo", "--project", str(tmp_path)]) == 2
+
+
+@pytest.mark.parametrize("name", sorted(SUBCOMMANDS))
+def test_every_subcommand_module_has_the_one_layout(name: str) -> None:
+    import importlib
+
+    module = importlib.import_module(SUBCOMMANDS[name][0])
+    assert callable(module.add_arguments) and callable(module.run)
+
+
+@pytest.mark.parametrize(
+    ("package", "name"), [("metrics", "metrics"), ("ingest_lint", "ingest-lint")]
+)
+def test_python_dash_m_delegates_to_the_one_cli(package: str, name: str) -> None:
+    argv = [sys.executable, "-m", f"mishkan_core.{package}", "--no-such-option"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 2
+    # the umbrella parser reports it: one line, exit 2, as `mishkan NAME --no-such-option`
+    assert done.stderr == "mishkan: error: unrecognized arguments: --no-such-option\n"
+    helped = subprocess.run(
+        [*argv[:3], "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert helped.returncode == 0 and helped.stdout.startswith(f"usage: mishkan {name} ")

@@ -1,24 +1,16 @@
-"""``python -m mishkan_core.ingest_lint PATH...``: the subcommand without the umbrella CLI."""
+"""``python -m mishkan_core.ingest_lint``: the same as ``mishkan ingest-lint``."""
 
 from __future__ import annotations
 
-import argparse
 import sys
+from collections.abc import Sequence
 
-from mishkan_core.ingest_lint import add_arguments, run
+from mishkan_core import cli
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="mishkan ingest-lint", description="reject AST-shaped content bound for Cognee work"
-    )
-    add_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        return run(args)
-    except BrokenPipeError:
-        return 0
+def main(argv: Sequence[str] | None = None) -> int:
+    return cli.main(["ingest-lint", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

@@ -164,7 +164,7 @@ def test_nudge_goes_after_security_and_model_route(
     assert _nudge_index(doc, "PreToolUse") == index
     assert _nudge_index(doc, "PostToolUse") == len(doc["hooks"]["PostToolUse"]) - 1
     code, out, _err = run_cli(
-        "mishkan_core.routing", ["check", "--settings", str(_settings(project))], capsys
+        "mishkan_core.routing.cli", ["check", "--settings", str(_settings(project))], capsys
     )
     assert (code, out) == (0, "")
 
@@ -175,7 +175,7 @@ def test_routing_check_accepts_the_install(
     _settings(project).write_bytes((FIXTURES / "claude_code_2space.json").read_bytes())
     assert _run(project, capsys)[0] == 0
     code, out, _err = run_cli(
-        "mishkan_core.routing", ["check", "--settings", str(_settings(project))], capsys
+        "mishkan_core.routing.cli", ["check", "--settings", str(_settings(project))], capsys
     )
     assert (code, out) == (0, "")
 

@@ -11,15 +11,12 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import metrics
+from mishkan_core.cli import _ArgumentParser
+from mishkan_core.metrics import cli as metrics
 
 
 def parser() -> argparse.ArgumentParser:
-    class P(argparse.ArgumentParser):
-        def error(self, message: str) -> None:  # type: ignore[override]
-            self.exit(2, f"{self.prog}: error: {message}\n")
-
-    p = P(prog="mishkan metrics")
+    p = _ArgumentParser(prog="mishkan metrics")
     metrics.add_arguments(p)
     return p
 

@@ -160,5 +160,5 @@ def check(
         str(world.managed),
         *extra,
     ]
-    code, out, err = run_cli("mishkan_core.routing", argv, capsys)
+    code, out, err = run_cli("mishkan_core.routing.cli", argv, capsys)
     return code, out.splitlines(), err

@@ -17,7 +17,7 @@ from tests.routing._cli import run_cli
 FIXTURES = Path(__file__).parent / "fixtures"
 MATRIX_CASES = sorted((FIXTURES / "matrix").glob("*.json"))
 HOOKS = FIXTURES / "hooks"
-MODULE = "mishkan_core.routing"
+MODULE = "mishkan_core.routing.cli"
 
 
 def _check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, list[str], str]:
@@ -105,7 +105,7 @@ def test_packaged_matrix_records_d008() -> None:
 
 def test_real_hook_constants_are_read_not_copied() -> None:
     import graphify_nudge
-    from mishkan_core.routing import hook_facts
+    from mishkan_core.routing.cli import hook_facts
 
     facts = hook_facts()
     assert facts.scope_agents == graphify_nudge.SCOPE_AGENTS

@@ -22,7 +22,7 @@ FILE_OPTIONS = ("--settings", "--mcp", "--compose-json", "--matrix", "--hook")
 
 
 def _check(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
-    return run_cli("mishkan_core.routing", ["check", *argv], capsys)
+    return run_cli("mishkan_core.routing.cli", ["check", *argv], capsys)
 
 
 def _one_line_exit_2(code: int, out: str, err: str, fragment: str) -> None:

@@ -81,7 +81,7 @@ def test_a_linked_worktree(world: World, capsys: pytest.CaptureFixture[str]) -> 
     assert (linked / ".git").is_file()
     argv = ["check", "--project", str(linked), "--user-dir", str(world.user)]
     code, out, _err = run_cli(
-        "mishkan_core.routing", [*argv, "--managed-dir", str(world.managed)], capsys
+        "mishkan_core.routing.cli", [*argv, "--managed-dir", str(world.managed)], capsys
     )
     refresh = [line for line in out.splitlines() if "graph-refresh" in line]
     assert code == 1
