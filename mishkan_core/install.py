@@ -86,6 +86,7 @@ PROBE_CODE = (
     "print('%d.%d' % sys.version_info[:2]);print(sys.implementation.cache_tag)"
 )
 MIN_PYTHON = (3, 9)
+PYC_HEADER = 16  # magic, flags, source mtime, source size (PEP 552)
 
 
 class InstallError(Exception):
@@ -606,7 +607,7 @@ def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
 
 
 def _write_hook(plan: Plan, python: Python, source: Path, source_bytes: bytes) -> bytes:
-    """Copy the hook (when it differs) and write its .pyc; returns the .pyc."""
+    """Copy the hook (when it differs) and write its .pyc; returns the .pyc on disk."""
     target = plan.rel(plan.hooks_dir / HOOK_FILE)
     with plan.hooks_base.walk(plan.hooks_parts, create=True) as hooks:
         if hooks.read(HOOK_FILE) != source_bytes:
@@ -615,8 +616,15 @@ def _write_hook(plan: Plan, python: Python, source: Path, source_bytes: bytes) -
         info = os.stat(HOOK_FILE, dir_fd=hooks.fd, follow_symlinks=False)
         pyc = compile_pyc(python, source_bytes, info.st_mtime_ns)
         with hooks.walk(("__pycache__",), create=True) as cache:
-            if cache.read(pyc_name(python)) != pyc:
+            # The import system trusts a .pyc whose 16-byte header (magic,
+            # flags, source mtime and size) matches; the body of two compiles
+            # of one source can differ (frozenset order under -I's random hash
+            # seed), so only the header decides, and a second install writes nothing.
+            existing = cache.read(pyc_name(python))
+            if existing is None or existing[:PYC_HEADER] != pyc[:PYC_HEADER]:
                 cache.write(pyc_name(python), pyc, 0o644)
+            else:
+                pyc = existing  # what is on disk is what the manifest records
     print(f"compiled {target} with {python.path}")
     return pyc
 

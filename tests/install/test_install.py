@@ -94,6 +94,28 @@ def test_twice_then_uninstall_restores_bytes(
     assert (project / "payload" / "mishkan" / "hooks" / "model-route.py").exists()
 
 
+def test_a_second_install_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Every file, the compiled .pyc included, keeps its bytes, inode and mtime:
+    # two compiles of one source differ in their bodies (random hash seed under
+    # -I), so install keeps a .pyc whose header already matches the source.
+    assert _run(project, capsys)[0] == 0
+
+    def snapshot() -> dict[str, tuple[bytes, int, int]]:
+        found = {}
+        for path in sorted(project.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                info = path.stat()
+                found[str(path.relative_to(project))] = (
+                    path.read_bytes(), info.st_ino, info.st_mtime_ns,
+                )  # fmt: skip
+        return found
+
+    before = snapshot()
+    assert any(name.endswith(".pyc") for name in before)
+    assert _run(project, capsys)[0] == 0
+    assert snapshot() == before
+
+
 @pytest.mark.parametrize(
     "fixture", [p for p in ALL if p.name not in NEEDS_BACKUP], ids=lambda p: p.name
 )
