@@ -278,6 +278,7 @@ def install_hook(
     mode: str | None,
     allow: list[str] | None = None,
     cap: int | None = None,
+    log_events: tuple[str, ...] = ("PreToolUse", "PostToolUse", "SessionStart"),
 ) -> dict[str, Any]:
     """Install graphify_nudge in ``mode`` (None: no graphify hook at all, the
     baseline), then add the evidence hook, the telemetry dir, the cap and the
@@ -306,7 +307,7 @@ def install_hook(
         json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}
     )
     hooks = settings.setdefault("hooks", {})
-    for event in ("PreToolUse", "PostToolUse", "SessionStart"):
+    for event in log_events:
         command = f"{python} -I -S {LOG_HOOK} {project.hook_log} {event}"
         group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
         if event != "SessionStart":
@@ -533,6 +534,9 @@ def run_scenario(
     project: Project,
     claude: Path,
     permission_mode: str,
+    *,
+    script: dict[str, Script] | None = None,
+    prompt: str = PROMPT,
 ) -> ScenarioRun:
     """Start the stub, run the CLI once through the scenario, collect the evidence."""
     trust_project(project)
@@ -541,11 +545,11 @@ def run_scenario(
     # an earlier run in the same project left telemetry: keep it out of this one
     for old in project.telemetry.glob("*.jsonl"):
         old.rename(artifacts / f"telemetry-before-{old.name}")
-    with StubAPI(scenario(project.repo)) as stub:
+    with StubAPI(script if script is not None else scenario(project.repo)) as stub:
         cmd = [
             str(claude),
             "-p",
-            PROMPT,
+            prompt,
             "--output-format",
             "stream-json",
             "--verbose",
