@@ -1723,20 +1723,41 @@ def open_index(store: Store, graph: Graph) -> _Index:
         return _Index(_start_build(directory, graph.path, name, key, "missing"))
     except OSError:
         return _Index("unreadable")
+    found, start, size = _index_header(fd)
+    if found is None:
+        posix.close(fd)
+        return _Index("unreadable")
+    if found != key:
+        posix.close(fd)
+        return _Index(_start_build(directory, graph.path, name, key, "outdated"))
+    return _Index("current", fd, start, size)
+
+
+def _index_header(fd: int) -> "tuple[Optional[str], int, int]":
+    """(graph key, offset of the first entry, file size) of an open index;
+    (None, 0, 0) when it is not a regular file or not an index."""
     try:
         st = posix.fstat(fd)
         head = posix.pread(fd, 1024, 0) if st.st_mode & _S_IFMT == _S_IFREG else b""
-        end = head.find(b"\n")
-        fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     except OSError:
-        fields = []
+        return None, 0, 0
+    end = head.find(b"\n")
+    fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     if len(fields) < 2 or fields[0] != INDEX_MAGIC:
+        return None, 0, 0
+    return fields[1], end + 1, st.st_size
+
+
+def _index_key(directory: int, name: str) -> "Optional[str]":
+    """The graph key an index on disk was built for, if any."""
+    try:
+        fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
+    except OSError:
+        return None
+    try:
+        return _index_header(fd)[0]
+    finally:
         posix.close(fd)
-        return _Index("unreadable")
-    if fields[1] != key:
-        posix.close(fd)
-        return _Index(_start_build(directory, graph.path, name, key, "outdated"))
-    return _Index("current", fd, end + 1, st.st_size)
 
 
 def _start_build(directory: int, graph_path: str, name: str, key: str, state: str) -> str:
@@ -2489,8 +2510,7 @@ def _build_locked(graph_path: str, directory: int, wait: bool) -> str:
         elif not _lock(fd, 0):
             return "busy"
         key = _graph_key_of(graph_path)
-        current = _read_file(f"{name}.idx", 1024, directory, follow=False) or b""
-        if current.split(b"\n", 1)[0].split(b"\t")[:2] == [INDEX_MAGIC.encode(), key.encode()]:
+        if _index_key(directory, name) == key:
             return "current"
         _write_small(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
         try:

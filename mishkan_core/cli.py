@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "route": ("mishkan_core.routing.route", "say which store answers a question"),
     "install": ("mishkan_core.install", "install the graphify-nudge hook into a project"),
     "demo": ("mishkan_core.demo", "run the hook and the report on a built-in example"),
+    "graph-index": ("mishkan_core.graph_index", "build the hook's index of the code graph now"),
 }
 
 

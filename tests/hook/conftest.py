@@ -190,3 +190,6 @@ def fresh_graph(repo: Path) -> Path:
 
 
 HookFactory = Callable[..., Hook]
+
+#: tests/hook/data holds a small project for graphify to build a graph from, not tests
+collect_ignore = ["data"]
