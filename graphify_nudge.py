@@ -77,7 +77,7 @@ __all__ = [
 ]
 
 # ---------------------------------------------------------------------------
-# 0. Constants
+# Constants
 
 SCHEMA_VERSION: "Final" = 1
 SCOPE_AGENTS: "Final" = frozenset({"hizkiah", "salma", "oholiab", "nathan", "zadok"})
@@ -226,7 +226,7 @@ _WRITE: "Final" = posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_
 
 
 # ---------------------------------------------------------------------------
-# 0. Small path, JSON and file helpers (os.path and json cost more than the hook)
+# Helpers: paths, JSON and files (os.path and json cost more than the whole hook)
 
 
 def _norm(path: str) -> str:
@@ -2066,7 +2066,7 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
     action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
     opt_out = ""
     if call.via == "Bash":
-        opt_out = f" {OPT_OUT_MARKER} in a Bash description marks a search the graph cannot answer."
+        opt_out = f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
     if graph.state == "absent":
         return _first_fit(
             f"{MARKER} Graphify has not scanned this project yet (no {graph.display}), so "
@@ -2119,15 +2119,22 @@ def _symbol_advisory(
     sites = [f"{path}:{line}" for _, path, line, _ in hit.sites]
     commands = [f"`{_command(arg, graph)}`" for _, _, _, arg in hit.sites]
     if hit.total == 1:
+        # One node in the graph, not necessarily one definition in the code:
+        # graphify models functions, classes and methods, not properties,
+        # overloads or a name defined twice under one node id (measured on zod
+        # and click: `shape` has 12 definitions, the graph holds one).
         text = (
-            f"{MARKER} The code graph (current, HEAD {head}) defines {name} once, at "
-            f"{sites[0]}. Its callers, callees and dependents in one call: {commands[0]}."
+            f"{MARKER} The code graph (current, HEAD {head}) holds one definition of {name}, "
+            f"at {sites[0]}, and no properties, overloads or redefinitions, so it is not the "
+            f"only one if the code has those. Callers, callees and dependents in one call: "
+            f"{commands[0]}."
         )
         return _first_fit(
             f"{text} {action}{opt_out}",
             f"{text} {action}",
             text,
-            f"{MARKER} {name} is defined once in the code graph, at {sites[0]}: {commands[0]}.",
+            f"{MARKER} The code graph holds one definition of {name}, at {sites[0]} (not the "
+            f"only one if the code has properties or overloads of it): {commands[0]}.",
         )
     candidates = []
     for shown in range(min(len(sites), 6), 0, -1):
@@ -2155,38 +2162,6 @@ def _hook_output(context: str) -> str:
 # 9. Record: telemetry lines and the self-disable budget
 
 
-class _Turn:
-    """One in-scope tool call: its input, the environment, the store, the graph
-    in use, and the fields every telemetry line of the call starts with."""
-
-    __slots__ = ("base", "graph", "hook", "identity", "settings", "store", "where")
-
-    def __init__(self, hook: "dict[str, object]", settings: _Settings, store: Store) -> None:
-        self.hook = hook
-        self.settings = settings
-        self.store = store
-        self.base = _base(hook, settings, "call")
-        agent_type = hook.get("agent_type")
-        self.identity: dict[str, object] = {
-            "agent_type": _cut(agent_type),
-            "agent_id": _cut(_str(hook.get("agent_id")) or str(agent_type)),
-            "tool": _cut(_str(hook.get("tool_name")) or ""),
-            "tool_use_id": _cut(_str(hook.get("tool_use_id"))),
-            "agent": agent_name(agent_type),
-        }
-        self.graph = find_graph(settings, store.root)  # 5: where it is; its state later
-        graph_dir = self.graph.path[: self.graph.path.rfind("/")] if self.graph.path else None
-        cwd = _absolute(_str(hook.get("cwd")) or ".", store.root)
-        self.where = _Where(store.root, cwd, graph_dir)
-
-    @property
-    def agent_id(self) -> str:
-        return str(self.hook.get("agent_id") or self.hook.get("agent_type"))
-
-    def record(self, event: str, **fields: object) -> None:
-        self.store.append({**self.base, "event": event, **self.identity, **fields})
-
-
 def _base(hook: "dict[str, object]", settings: _Settings, event: str) -> "dict[str, object]":
     return {
         "v": SCHEMA_VERSION,
@@ -2198,7 +2173,7 @@ def _base(hook: "dict[str, object]", settings: _Settings, event: str) -> "dict[s
 
 
 def _record_call(
-    turn: _Turn, call: Call, judged: "Optional[tuple[Optional[_Index], Optional[Hit]]]",
+    turn: "_Turn", call: Call, judged: "Optional[tuple[Optional[_Index], Optional[Hit]]]",
     decision: "Optional[str]", reason: "Optional[str]",
 ) -> None:  # fmt: skip
     """One `call` line (docs/telemetry.md). `judged` is (index, hit) for a trigger
@@ -2233,7 +2208,7 @@ def _sites(index: "Optional[_Index]", hit: "Optional[Hit]") -> "Optional[int]":
     return hit.total if hit.kind == "symbol" else 1
 
 
-def _check_budget(turn: _Turn, started: float, started_cpu: float) -> None:
+def _check_budget(turn: "_Turn", started: float, started_cpu: float) -> None:
     """D-009's 200 ms budget, measured as the hook's *own* cost: its CPU time.
 
     Wall-clock time measures the machine as much as the hook (on a loaded
@@ -2256,6 +2231,38 @@ def _check_budget(turn: _Turn, started: float, started_cpu: float) -> None:
 
 # ---------------------------------------------------------------------------
 # 10. The pipeline
+
+
+class _Turn:
+    """One in-scope tool call: its input, the environment, the store, the graph
+    in use, and the fields every telemetry line of the call starts with."""
+
+    __slots__ = ("base", "graph", "hook", "identity", "settings", "store", "where")
+
+    def __init__(self, hook: "dict[str, object]", settings: _Settings, store: Store) -> None:
+        self.hook = hook
+        self.settings = settings
+        self.store = store
+        self.base = _base(hook, settings, "call")
+        agent_type = hook.get("agent_type")
+        self.identity: dict[str, object] = {
+            "agent_type": _cut(agent_type),
+            "agent_id": _cut(_str(hook.get("agent_id")) or str(agent_type)),
+            "tool": _cut(_str(hook.get("tool_name")) or ""),
+            "tool_use_id": _cut(_str(hook.get("tool_use_id"))),
+            "agent": agent_name(agent_type),
+        }
+        self.graph = find_graph(settings, store.root)  # 5: where it is; its state later
+        graph_dir = self.graph.path[: self.graph.path.rfind("/")] if self.graph.path else None
+        cwd = _absolute(_str(hook.get("cwd")) or ".", store.root)
+        self.where = _Where(store.root, cwd, graph_dir)
+
+    @property
+    def agent_id(self) -> str:
+        return str(self.hook.get("agent_id") or self.hook.get("agent_type"))
+
+    def record(self, event: str, **fields: object) -> None:
+        self.store.append({**self.base, "event": event, **self.identity, **fields})
 
 
 def run(
@@ -2596,6 +2603,14 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
 
 
 _SAFE_TEXT_BAD: "Final" = frozenset("`'\"\\\t\n\r")
+# Source files whose nodes are definitions. graphify also turns the keys of
+# package.json and other data files into `code` nodes (`type` in zod's
+# package.json); those define nothing an agent greps for.
+_CODE_EXTENSIONS: "Final" = TRIGGER_EXTENSIONS | frozenset(
+    {".pyi", ".mts", ".cts", ".kt", ".kts", ".scala", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp",
+     ".hh", ".cs", ".swift", ".lua", ".zig", ".ex", ".exs", ".jl", ".m", ".mm", ".groovy",
+     ".dart", ".vue", ".svelte", ".sh", ".bash", ".ps1", ".f90", ".v", ".sv", ".erl", ".hs"}
+)  # fmt: skip
 
 
 def _safe(text: str) -> bool:
@@ -2717,7 +2732,7 @@ class _Resolver:
                 continue  # the file's own node
             name = label[1:] if label.startswith(".") else label
             name = name[:-2] if name.endswith("()") else name
-            if _is_name(name) and _safe(source):
+            if _is_name(name) and _safe(source) and _extension(source) in _CODE_EXTENSIONS:
                 out.append((i, name, source, int(location[1:])))
         return out
 

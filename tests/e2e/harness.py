@@ -536,9 +536,14 @@ def run_scenario(
     permission_mode: str,
     *,
     script: dict[str, Script] | None = None,
-    prompt: str = PROMPT,
+    extra_env: dict[str, str] | None = None,
+    extra_args: list[str] | None = None,
 ) -> ScenarioRun:
-    """Start the stub, run the CLI once through the scenario, collect the evidence."""
+    """Start the stub, run the CLI once through the scenario, collect the evidence.
+
+    ``script`` replaces :func:`scenario`; ``extra_env`` is exported in the
+    shell that runs ``claude`` (as a user's ``export`` would be);
+    ``extra_args`` go on the CLI's command line (``--plugin-dir``, ...)."""
     trust_project(project)
     artifacts = project.root / f"run-{name}"
     artifacts.mkdir()
@@ -549,7 +554,7 @@ def run_scenario(
         cmd = [
             str(claude),
             "-p",
-            prompt,
+            PROMPT,
             "--output-format",
             "stream-json",
             "--verbose",
@@ -557,13 +562,14 @@ def run_scenario(
             "Grep,Glob",
             "--permission-mode",
             permission_mode,
+            *(extra_args or []),
         ]
         started = time.monotonic()
         try:
             proc = subprocess.run(
                 cmd,
                 cwd=str(project.repo),
-                env=cli_env(project, stub.base_url),
+                env={**cli_env(project, stub.base_url), **(extra_env or {})},
                 capture_output=True,
                 text=True,
                 timeout=CLI_TIMEOUT,
