@@ -420,8 +420,10 @@ class Scenario:
 
     ``session``: "fixed" reuses one session (and agent) for every call of an
     arm; "fresh" gives every call its own session, so that in advise mode each
-    call is a first call and prints its advisory (the heavier path: caps and
-    shown-once rules would otherwise silence it after a few calls).
+    call is a first call and prints its advisory (the heavier path: caps,
+    shown-once and once-per-target rules would otherwise silence it after a
+    few calls); "agents" keeps the session but gives every call a new agent
+    (a busy session's state is read, and each call still advises).
     ``expect``: "advisory" (stdout is the additionalContext JSON) or "silent".
     ``extra_env``: more environment for every arm of this scenario.
     """
@@ -560,8 +562,8 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
     ("post_other", "advise", "fresh", POST, "Read", _read_app,
      {"tool_response": _read_post}, "PostToolUse of a Read"),
     ("session_10k", BOTH, "session10k", PRE, "Read", _read_app,
-     {"session": "fixed", "extra_env": (("MISHKAN_GRAPHIFY_NUDGE_CAP", "1000000"),)},
-     "Read trigger by an agent of a session with >= 10,000 earlier events"),
+     {"session": "agents"},
+     "Read trigger by a new agent of a session with >= 10,000 earlier events"),
     ("graph_50mb", BOTH, "big", PRE, "Read", _read_app,
      {"naive": True, "naive_calls": 20}, "Read trigger, 50 MiB graph.json, its index current"),
     ("index_50mb", BOTH, "big", PRE, "Grep", _grep_symbol,
@@ -609,6 +611,8 @@ class CallMaker:
         session, agent_id = self.fixed_session, self.fixed_agent
         if sc.session == "fresh":
             session, agent_id = new_session_id(), new_agent_id()
+        elif sc.session == "agents":
+            agent_id = new_agent_id()
         if sc.event == "SessionStart":
             return encode(session_start_input(self.root, session))
         assert sc.tool_name is not None
