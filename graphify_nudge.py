@@ -2247,7 +2247,7 @@ class _Turn:
         agent_type = hook.get("agent_type")
         self.identity: dict[str, object] = {
             "agent_type": _cut(agent_type),
-            "agent_id": _cut(_str(hook.get("agent_id")) or str(agent_type)),
+            "agent_id": _cut(_str(hook.get("agent_id")) or str(agent_type)),  # see agent_id
             "tool": _cut(_str(hook.get("tool_name")) or ""),
             "tool_use_id": _cut(_str(hook.get("tool_use_id"))),
             "agent": agent_name(agent_type),
@@ -2259,7 +2259,8 @@ class _Turn:
 
     @property
     def agent_id(self) -> str:
-        return str(self.hook.get("agent_id") or self.hook.get("agent_type"))
+        """The per-agent key (caps, advised targets): as `agent_id` is recorded."""
+        return _str(self.hook.get("agent_id")) or str(self.hook.get("agent_type"))
 
     def record(self, event: str, **fields: object) -> None:
         self.store.append({**self.base, "event": event, **self.identity, **fields})
