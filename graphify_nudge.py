@@ -344,7 +344,26 @@ def _loads(text: str, trailing_ok: bool = False) -> object:
 
 
 def _dumps(value: object) -> str:
-    """Compact, ASCII-only json.dumps for the plain values this hook writes."""
+    """Compact, ASCII-only json.dumps for the plain values this hook writes.
+
+    The C encoder json.dumps itself uses; a value it refuses (NaN, a foreign
+    type) goes through `_dumps_plain`, which writes null and str() instead."""
+    import _json
+
+    try:
+        encode = _json.make_encoder(  # (markers, default, encoder, indent, separators, ...)
+            None, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False
+        )
+        return "".join(encode(value, 0))
+    except (ValueError, TypeError):
+        return _dumps_plain(value)
+
+
+def _refuse(value: object) -> object:
+    raise TypeError(type(value).__name__)  # not a plain JSON value: _dumps_plain decides
+
+
+def _dumps_plain(value: object) -> str:
     import _json
 
     if isinstance(value, str):
@@ -362,11 +381,11 @@ def _dumps(value: object) -> str:
             return "null"  # NaN and Infinity are not JSON
         return float.__repr__(value)
     if isinstance(value, dict):
-        items = [_dumps(str(key)) + ":" + _dumps(item) for key, item in value.items()]
+        items = [_dumps_plain(str(key)) + ":" + _dumps_plain(item) for key, item in value.items()]
         return "{" + ",".join(items) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_dumps(item) for item in value) + "]"
-    return _dumps(str(value))
+        return "[" + ",".join(_dumps_plain(item) for item in value) + "]"
+    return _dumps_plain(str(value))
 
 
 def _is_regular(fd: int) -> bool:
@@ -461,17 +480,39 @@ def _lock(fd: int, seconds: float = LOCK_SECONDS) -> bool:
         delay = min(delay * 2, 0.005)
 
 
-def _reserve(fd: int, size: int) -> None:
-    """Allocate `size` bytes before writing, so a full disk fails here, before
-    any byte changes (posix_fallocate; a file system without it is let through)."""
-    fallocate = getattr(posix, "posix_fallocate", None)
-    if fallocate is None or size == 0:
-        return
+def _rewrite(fd: int, data: bytes) -> bool:
+    """Replace a small file's content in place (pwrite at 0, then ftruncate);
+    False when it could not be done whole.
+
+    A file that grows gets its space first (posix_fallocate), so a full disk
+    fails before any byte of the old content changes; a file that was empty
+    is truncated back to empty after a failed write. (Not temp-file-and-rename:
+    on ext4 a rename over an existing file flushes the new file's data to disk,
+    auto_da_alloc, 3 ms a call, measured.)
+    """
     try:
-        fallocate(fd, 0, size)
-    except OSError as exc:
-        if exc.errno not in (95, 22):  # EOPNOTSUPP, EINVAL: not supported here
-            raise
+        before = posix.fstat(fd).st_size
+    except OSError:
+        return False
+    try:
+        fallocate = getattr(posix, "posix_fallocate", None)
+        if fallocate is not None and 0 < before < len(data):
+            try:
+                fallocate(fd, 0, len(data))
+            except OSError as exc:
+                if exc.errno not in (95, 22):  # EOPNOTSUPP, EINVAL: not supported here
+                    raise
+        if posix.pwrite(fd, data, 0) == len(data):
+            posix.ftruncate(fd, len(data))
+            return True
+    except OSError:
+        pass
+    if before == 0:
+        try:
+            posix.ftruncate(fd, 0)  # it held nothing: leave nothing
+        except OSError:
+            pass
+    return False
 
 
 # ---------------------------------------------------------------------------
@@ -751,13 +792,8 @@ class Store:
         self._dirty = True
 
     def save_state(self) -> bool:
-        """Rewrite the state if it changed; False when it could not be recorded.
-
-        In place (pwrite at 0, then ftruncate), not temp-file-and-rename: on
-        ext4 a rename over an existing file flushes the new file's data to disk
-        (auto_da_alloc), 3 ms a call, measured. The space is reserved first, so
-        a full disk fails before the old state is touched.
-        """
+        """Rewrite the state if it changed (`_rewrite`); False when it could
+        not be recorded, and then the caller prints no nudge."""
         if not self._dirty:
             return True
         self._dirty = False
@@ -766,18 +802,8 @@ class Store:
             self.state_saved = False
             return False
         data = _dumps(self.state).encode("ascii")
-        try:
-            if len(data) > STATE_READ_LIMIT:
-                raise OSError("state over its read limit")
-            _reserve(fd, len(data))
-            if posix.pwrite(fd, data, 0) != len(data):
-                raise OSError("short write")
-            posix.ftruncate(fd, len(data))
-        except OSError:
-            self.state_saved = False
-            return False
-        self.state_saved = True
-        return True
+        self.state_saved = len(data) <= STATE_READ_LIMIT and _rewrite(fd, data)
+        return self.state_saved
 
     def remembered(self, key: str) -> "list[str]":
         value = self.state.get(key)
@@ -873,13 +899,7 @@ def _write_small(name: str, data: bytes, directory: int) -> bool:
     except OSError:
         return False
     try:
-        if not (_is_regular(fd) and _lock(fd, 0.05)):
-            return False
-        _reserve(fd, len(data))
-        if posix.pwrite(fd, data, 0) != len(data):
-            return False
-        posix.ftruncate(fd, len(data))
-        return True
+        return _is_regular(fd) and _lock(fd, 0.05) and _rewrite(fd, data)
     except OSError:
         return False
     finally:
