@@ -1836,53 +1836,56 @@ def _spawn_builder(graph_path: str, directory: int) -> None:
 
 
 def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
-    """The line starting with `prefix` (`kind TAB key TAB`), by binary search
-    over byte offsets: O(log n) preads of one block each."""
+    """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
+    byte offsets, one pread(2) per step, then one read of the last window."""
     fd, lo, hi = index.fd, index.start, index.end
-    block = 4096
-    while hi - lo > block:
+    while hi - lo > _INDEX_BLOCK:
         mid = (lo + hi) // 2
-        line_start, line = _line_at(fd, mid, index.end)
+        line_start, line = _line_after(fd, mid, index.end)
         if line is None or line_start >= hi:
-            hi = mid
+            hi = mid  # no line starts in [mid, hi): the one sought starts before
         elif line < prefix:
             lo = line_start + len(line) + 1
         else:
             hi = line_start
-    at = lo
-    while at < index.end:
-        line_start, line = _line_at(fd, at, index.end, first=at == lo)
-        if line is None:
-            return None
+    # `lo` is a line start, every line before it sorts before `prefix`, and the
+    # line sought, if any, is near (a line may run past `hi`: read on as needed)
+    data = posix.pread(fd, max(hi - lo, 0) + _INDEX_BLOCK, lo)
+    at = 0
+    while lo + at < index.end:
+        cut = data.find(b"\n", at)
+        if cut < 0:
+            more = posix.pread(fd, 1 << 16, lo + len(data))
+            if not more:
+                return None
+            data += more
+            continue
+        line = data[at:cut]
         if line.startswith(prefix):
             return line
         if line > prefix:
             return None
-        at = line_start + len(line) + 1
+        at = cut + 1
     return None
 
 
-def _line_at(fd: int, offset: int, end: int, first: bool = False) -> "tuple[int, Optional[bytes]]":
-    """The first whole line starting at or after `offset` (at `offset` itself
-    when it is known to be a line start), without its newline."""
-    start = offset
-    if not first and offset > 0:
-        data = posix.pread(fd, 4096, offset - 1)
-        cut = data.find(b"\n")
-        while cut < 0:
-            more = posix.pread(fd, 65536, offset - 1 + len(data))
-            if not more:
-                return end, None
-            cut = len(data) + more.find(b"\n") if b"\n" in more else -1
-            data += more
-        start = offset + cut
-    data = posix.pread(fd, 4096, start)
-    while b"\n" not in data:
-        more = posix.pread(fd, 65536, start + len(data))
+_INDEX_BLOCK: "Final" = 4096
+
+
+def _line_after(fd: int, offset: int, end: int) -> "tuple[int, Optional[bytes]]":
+    """(start, text) of the first whole line that starts after `offset`."""
+    data = posix.pread(fd, 2 * _INDEX_BLOCK, offset)
+    cut = data.find(b"\n")
+    while True:
+        stop = data.find(b"\n", cut + 1) if cut >= 0 else -1
+        if stop >= 0:
+            return offset + cut + 1, data[cut + 1 : stop]
+        more = posix.pread(fd, 1 << 16, offset + len(data))
         if not more:
             return end, None
         data += more
-    return start, data[: data.find(b"\n")]
+        if cut < 0:
+            cut = data.find(b"\n")
 
 
 def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
