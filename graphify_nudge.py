@@ -5,21 +5,27 @@ notice a Read, Grep or Bash search that looks like a structural question,
 record it, and (in mode ``advise``) add one factual line of context naming the
 ``graphify`` command that answers it from the code graph. It never blocks,
 never answers the permission question, and fails open: whatever happens it
-exits 0 and prints nothing that could change the tool call.
+exits 0, prints nothing that could change the tool call, and writes nothing
+outside its telemetry directory.
 
-Register it for PreToolUse and PostToolUse (matcher ``*``) and SessionStart;
-the README shows the exact settings.json block. The file reads top to bottom
-as the pipeline it runs:
+Register it for PreToolUse (matcher ``*``), PostToolUse and PostToolUseFailure
+(Bash and MCP tools) and SessionStart; docs/hook.md describes what it decides
+and why. The file reads top to bottom as the pipeline ``run`` executes:
 
-    parse -> scope -> trigger -> graph state -> decision -> output and telemetry
+    1 parse -> 2 store -> 3 scope -> 4 trigger -> 5 graph -> 6 index
+    -> 7 decision -> 8 output -> 9 record -> 10 the pipeline itself
+
+and section 11 builds the graph index, off the hot path.
 
 Import discipline. This runs as a fresh interpreter on every tool call, so
 start-up *is* the cost. Under ``python3 -I -S`` only ``sys``, ``posix``,
 ``time`` and ``_io`` are loaded; importing ``os`` adds ~20% to a bare start,
-``re`` ~85% and ``json`` ~100% (bench/). So this file uses ``posix`` directly,
-the C accelerator ``_json`` (loaded only once a call is in scope), and small
-hand-written helpers instead of ``os.path``, ``re``, ``shlex`` and ``json``.
-``zlib`` is imported only on the rare path that reads a git object.
+``re`` ~85% and ``json`` ~100% (bench/). So the hot path uses ``posix``
+directly, the C accelerator ``_json`` (loaded only once a call is in scope),
+and small hand-written helpers instead of ``os.path``, ``re``, ``shlex`` and
+``json`` (tests/hook/test_standins.py pins each one to the stdlib it copies).
+``zlib`` is imported only to read a loose git object; the index builder
+(section 11) runs in its own process and imports what it likes.
 
 Telemetry schema: docs/telemetry.md (version 1).
 """
@@ -29,11 +35,46 @@ import sys
 import time
 
 _STARTED = time.perf_counter()
+_STARTED_CPU = time.process_time()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from typing import Final, NoReturn, Optional
+    from collections.abc import Iterable, Mapping
+    from typing import Any, Final, NoReturn, Optional, Union
+
+    Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
+
+__all__ = [
+    "DEFAULT_TELEMETRY_DIR",
+    "MARKER",
+    "MAX_ADVISORY_BYTES",
+    "MAX_REMEMBERED",
+    "MAX_STDIN",
+    "OPT_OUT_MARKER",
+    "SCHEMA_VERSION",
+    "SCOPE_AGENTS",
+    "TRIGGER_EXTENSIONS",
+    "Call",
+    "Graph",
+    "GraphIndexError",
+    "Hit",
+    "advisory",
+    "agent_name",
+    "build_graph_index",
+    "classify_call",
+    "find_graph",
+    "graph_candidates",
+    "guarded_run",
+    "in_scope",
+    "index_main",
+    "main",
+    "resolve_head",
+    "run",
+    "search_symbol",
+    "session_file_name",
+    "shell_quote",
+    "split_commands",
+]
 
 # ---------------------------------------------------------------------------
 # Constants
@@ -48,16 +89,33 @@ GREP_COMMANDS: "Final" = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack"}
 READ_COMMANDS: "Final" = frozenset({"cat", "head", "tail", "less", "sed"})
 DEFAULT_TELEMETRY_DIR: "Final" = ".mishkan/telemetry"
 GRAPH_CANDIDATES: "Final" = (".graphify/graph.json", "graphify-out/graph.json")
-GRAPHIFY_DEFAULT_GRAPH: "Final" = "graphify-out/graph.json"  # what `graphify` reads unflagged
 SELF_DISABLE_MESSAGE: "Final" = "graphify nudge self-disabled: budget exceeded"
 MARKER: "Final" = "[graphify-nudge]"
+#: a Bash call whose `description` contains this is a semantic search: no advice
+OPT_OUT_MARKER: "Final" = "[skip-graphify-nudge]"
 MAX_ADVISORY_BYTES: "Final" = 400
-BUDGET_SECONDS: "Final" = 0.200
+BUDGET_SECONDS: "Final" = 0.200  # the hook's own CPU time per call; see section 9
 DEFAULT_CAP: "Final" = 3
+MAX_CAP: "Final" = 999_999  # a longer MISHKAN_GRAPHIFY_NUDGE_CAP means "no cap"
 MAX_STDIN: "Final" = 16 * 1024 * 1024
+STDIN_SECONDS: "Final" = 2.0  # stdin never closed: give up well before the 10 s timeout
+LOCK_SECONDS: "Final" = 0.5  # longest wait for another call's lock on the session state
+GIT_SECONDS: "Final" = 2.0  # longest wait for `git show` (packed commit objects only)
 GRAPH_TAIL_BYTES: "Final" = 512
 MAX_REMEMBERED: "Final" = 256  # symbols and files remembered per session
+MAX_AGENTS: "Final" = 32  # agents remembered per session (the least recent is dropped)
+MAX_ADVISED: "Final" = 32  # targets remembered per agent as already advised
+MAX_MEMO_CHARS: "Final" = 200  # longer or non-ASCII memo keys are stored as a digest
+STATE_READ_LIMIT: "Final" = 1 << 20  # a larger state file is damaged: discarded
 LOOKUP_OUTPUT_SCAN: "Final" = 64 * 1024
+MAX_FIELD_CHARS: "Final" = 256  # telemetry strings are cut to this (`target`: twice)
+STATE_DIR: "Final" = ".state"
+INDEX_DIR: "Final" = ".index"
+INDEX_MAGIC: "Final" = "graphify-nudge-index 1"
+INDEX_RETRY_SECONDS: "Final" = 600  # one build attempt per graph version per 10 minutes
+INDEX_BUILD_SECONDS: "Final" = 600  # a background build never outlives this
+INDEX_MAX_GRAPH_BYTES: "Final" = 512 << 20
+INDEX_MAX_SITES: "Final" = 64  # definition sites stored per name
 
 # Words in command position that run the *next* word as the real command.
 # Value: options of the wrapper that take a separate argument.
@@ -135,16 +193,44 @@ _QUESTION_WORDS: "Final" = frozenset(
      "depends", "dependents", "does", "for", "from", "how", "import", "imports", "in", "is",
      "it", "of", "on", "or", "the", "to", "uses", "what", "where", "which", "who", "why", "with"}
 )  # fmt: skip
+# Words that may stand before the name in a definition search: `def load`,
+# `export async function parse`, `pub fn new`, `class Option`.
+_DECLARATION_WORDS: "Final" = frozenset(
+    {"def", "class", "function", "func", "fn", "interface", "type", "struct", "enum", "trait",
+     "const", "let", "var", "impl", "module", "async", "export", "default", "pub", "static",
+     "public", "private", "protected", "abstract", "final", "declare", "val", "object"}
+)  # fmt: skip
+# Regex spellings of "some space" and of what may follow a searched name.
+_REGEX_SPACES: "Final" = ("\\s+", "\\s*", "\\s", " +", "\\ ", " ", "\t")
+_REGEX_PREFIXES: "Final" = ("^", "\\b", "\\<", "\\s*", "\\s+")
+_REGEX_SUFFIXES: "Final" = (
+    "\\b", "\\>", "$", "\\(", "(", "\\s*\\(", "\\s*(", "[(]", "[(:]", "[:(]", ":", "\\s*:",
+    "\\s*=", " =", "=", "\\{", "{", " {", "\\s*\\{", "\\s*{", "<", "\\s", "\\s*", "\\s+", " ",
+    "\\W", "[^A-Za-z0-9_]", "[^a-zA-Z0-9_]", "[^\\w]",
+)  # fmt: skip
+# Receivers that name no symbol: `self.load` searches for `load`.
+_RECEIVERS: "Final" = frozenset({"self", "this", "cls", "super"})
+_IDENT_START: "Final" = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_$")
+_IDENT_CHARS: "Final" = _IDENT_START | frozenset("0123456789")
 
 _ADVISE, _TELEMETRY, _OFF = "advise", "telemetry", "off"
+_TOOL_EVENTS: "Final" = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
+
+# File-open flags. Reads never block (a FIFO or a device where a file should
+# be is refused after fstat) and never acquire a terminal; writes never follow
+# a link and always land relative to a directory opened the same way.
+_S_IFMT, _S_IFREG, _S_IFDIR = 0o170000, 0o100000, 0o040000
+_READ: "Final" = posix.O_RDONLY | posix.O_NONBLOCK | posix.O_NOCTTY | posix.O_CLOEXEC
+_DIR: "Final" = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
+_WRITE: "Final" = posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
 
 
 # ---------------------------------------------------------------------------
-# Small path and JSON helpers (os.path and json cost more than the whole hook)
+# Helpers: paths, JSON and files (os.path and json cost more than the whole hook)
 
 
 def _norm(path: str) -> str:
-    """Lexical normpath for absolute POSIX paths."""
+    """Lexical normpath for absolute POSIX paths (posixpath.normpath, minus `//`)."""
     parts: list[str] = []
     for part in path.split("/"):
         if part in ("", "."):
@@ -162,7 +248,7 @@ def _absolute(path: str, base: str) -> str:
 
 
 def _relative_to(path: str, root: str) -> "Optional[str]":
-    """`path` relative to `root`, or None when it lies outside."""
+    """`path` relative to `root`, or None when it lies outside (or is root)."""
     if root == "/":
         return path[1:] or None
     if path.startswith(root + "/"):
@@ -181,6 +267,49 @@ def _is_bare_identifier(text: str) -> bool:
     return text.isascii() and text.isidentifier()
 
 
+def _is_name(text: str) -> bool:
+    """A JS/TS or Python identifier as written: [A-Za-z_$][A-Za-z0-9_$]*, with a letter or digit."""
+    return (
+        bool(text)
+        and text[0] in _IDENT_START
+        and all(c in _IDENT_CHARS for c in text)
+        and not all(c in "_$" for c in text)
+    )
+
+
+def _fsdecode(value: bytes) -> str:
+    """os.fsdecode: bytes-exact round trip through every posix call (surrogateescape)."""
+    return value.decode(sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+
+
+def _fnv64(text: str) -> str:
+    """64-bit FNV-1a of a short string, as 16 hex digits (file names, not security)."""
+    digest = 0xCBF29CE484222325
+    for byte in text.encode("utf-8", "surrogatepass"):
+        digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return format(digest, "016x")
+
+
+def _digest(text: str) -> str:
+    """SHA-256 of any string, 32 hex digits. Rare path: long or odd ids and keys."""
+    import hashlib
+
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+
+
+def _memo(text: str) -> str:
+    """A bounded key for the session state: short printable ASCII as is, else a digest
+    (a 1 MiB agent id or file name must not grow the state past its read limit)."""
+    if len(text) <= MAX_MEMO_CHARS and text.isascii() and text.isprintable():
+        return text
+    return "#" + _digest(text)
+
+
+def _cut(value: object, limit: int = MAX_FIELD_CHARS) -> object:
+    """A telemetry string cut to `limit` characters; other values unchanged."""
+    return value[:limit] if isinstance(value, str) and len(value) > limit else value
+
+
 class _ScanContext:
     """What `_json.make_scanner` reads from a JSONDecoder, minus the decoder."""
 
@@ -197,18 +326,44 @@ class _ScanContext:
 
 def _loads(text: str, trailing_ok: bool = False) -> object:
     """json.loads without importing json: the C scanner, strict on trailing data
-    unless `trailing_ok` (a state file rewritten in place may keep old bytes)."""
+    unless `trailing_ok`. Every failure is a ValueError: on CPython 3.10 and
+    3.11 the bare scanner raises SystemError on bad input when json.decoder is
+    not imported (it cannot build a JSONDecodeError), so nothing else escapes."""
     import _json
 
     text = text.strip(" \t\r\n")
-    value, end = _json.make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
+    try:
+        value, end = _json.make_scanner(_ScanContext())(text, 0)  # type: ignore[arg-type]
+    except (ValueError, RecursionError):
+        raise
+    except Exception as exc:  # SystemError, StopIteration, MemoryError
+        raise ValueError("not JSON") from exc
     if end != len(text) and not trailing_ok:
         raise ValueError("trailing data")
     return value
 
 
 def _dumps(value: object) -> str:
-    """Compact, ASCII-only json.dumps for the plain values this hook writes."""
+    """Compact, ASCII-only json.dumps for the plain values this hook writes.
+
+    The C encoder json.dumps itself uses; a value it refuses (NaN, a foreign
+    type) goes through `_dumps_plain`, which writes null and str() instead."""
+    import _json
+
+    try:
+        encode = _json.make_encoder(  # (markers, default, encoder, indent, separators, ...)
+            None, _refuse, _json.encode_basestring_ascii, None, ":", ",", False, False, False
+        )
+        return "".join(encode(value, 0))
+    except (ValueError, TypeError):
+        return _dumps_plain(value)
+
+
+def _refuse(value: object) -> object:
+    raise TypeError(type(value).__name__)  # not a plain JSON value: _dumps_plain decides
+
+
+def _dumps_plain(value: object) -> str:
     import _json
 
     if isinstance(value, str):
@@ -219,23 +374,49 @@ def _dumps(value: object) -> str:
         return "true"
     if value is False:
         return "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
+    if isinstance(value, int):
+        return int.__repr__(value)
+    if isinstance(value, float):
+        if value * 0 != 0:
+            return "null"  # NaN and Infinity are not JSON
+        return float.__repr__(value)
     if isinstance(value, dict):
-        items = [_dumps(str(key)) + ":" + _dumps(item) for key, item in value.items()]
+        items = [_dumps_plain(str(key)) + ":" + _dumps_plain(item) for key, item in value.items()]
         return "{" + ",".join(items) + "}"
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join(_dumps(item) for item in value) + "]"
-    return _dumps(str(value))
+        return "[" + ",".join(_dumps_plain(item) for item in value) + "]"
+    return _dumps_plain(str(value))
 
 
-def _read_file(path: str, limit: int = 1 << 20) -> "Optional[bytes]":
+def _is_regular(fd: int) -> bool:
+    return posix.fstat(fd).st_mode & _S_IFMT == _S_IFREG
+
+
+def _read_fd(fd: int, limit: int, offset: int = 0) -> "Optional[bytes]":
+    """Up to `limit` bytes from `offset`; None when the file holds more (damaged or hostile)."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        chunk = posix.pread(fd, min(1 << 20, limit + 1 - size), offset + size)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            return None
+
+
+def _read_file(
+    path: str, limit: int = 1 << 20, dir_fd: "Optional[int]" = None, follow: bool = True
+) -> "Optional[bytes]":
+    """A regular file's bytes, or None: missing, unreadable, larger than `limit`,
+    or not a regular file (a FIFO, a device or a directory never blocks the hook)."""
     try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
-    except OSError:
+        fd = posix.open(path, _READ | (0 if follow else posix.O_NOFOLLOW), dir_fd=dir_fd)
+    except (OSError, ValueError):
         return None
     try:
-        return posix.read(fd, limit)
+        return _read_fd(fd, limit) if _is_regular(fd) else None
     except OSError:
         return None
     finally:
@@ -247,41 +428,139 @@ def _read_text(path: str) -> "Optional[str]":
     return None if data is None else data.decode("utf-8", "replace").strip()
 
 
-def _mtime(path: str) -> "Optional[float]":
+def _stat(path: str) -> "Optional[posix.stat_result]":
     try:
-        return posix.stat(path).st_mtime
+        return posix.stat(path)
     except (OSError, ValueError):
         return None
 
 
+def _mtime(path: str) -> "Optional[float]":
+    st = _stat(path)
+    return None if st is None else st.st_mtime
+
+
 def _is_dir(path: str) -> bool:
+    st = _stat(path)
+    return st is not None and st.st_mode & _S_IFMT == _S_IFDIR
+
+
+def _open_subdir(name: str, dir_fd: int) -> int:
+    """Open (creating it if missing, mode 0700) the directory `name` inside
+    `dir_fd`, never following a link: a repository cannot redirect writes by
+    committing `.mishkan -> /elsewhere`."""
     try:
-        return posix.stat(path).st_mode & 0o170000 == 0o040000
-    except (OSError, ValueError):
+        return posix.open(name, _DIR, dir_fd=dir_fd)
+    except FileNotFoundError:
+        pass
+    try:
+        posix.mkdir(name, 0o700, dir_fd=dir_fd)
+    except FileExistsError:
+        pass
+    return posix.open(name, _DIR, dir_fd=dir_fd)
+
+
+def _lock(fd: int, seconds: float = LOCK_SECONDS) -> bool:
+    """An exclusive lockf(3) lock on the whole file, waiting at most `seconds`."""
+    deadline = 0.0
+    delay = 0.0005
+    while True:
+        try:
+            posix.lockf(fd, posix.F_TLOCK, 0)
+            return True
+        except (BlockingIOError, PermissionError):
+            pass  # EAGAIN / EACCES: another call holds it
+        except OSError:
+            return False  # ENOLCK and friends: no locking here
+        now = time.monotonic()
+        deadline = deadline or now + seconds
+        if now >= deadline:
+            return False
+        time.sleep(delay)
+        delay = min(delay * 2, 0.005)
+
+
+def _rewrite(fd: int, data: bytes) -> bool:
+    """Replace a small file's content in place (pwrite at 0, then ftruncate);
+    False when it could not be done whole.
+
+    A file that grows gets its space first (posix_fallocate), so a full disk
+    fails before any byte of the old content changes; a file that was empty
+    is truncated back to empty after a failed write. (Not temp-file-and-rename:
+    on ext4 a rename over an existing file flushes the new file's data to disk,
+    auto_da_alloc, 3 ms a call, measured.)
+    """
+    try:
+        before = posix.fstat(fd).st_size
+    except OSError:
         return False
+    try:
+        fallocate = getattr(posix, "posix_fallocate", None)
+        if fallocate is not None and 0 < before < len(data):
+            try:
+                fallocate(fd, 0, len(data))
+            except OSError as exc:
+                if exc.errno not in (95, 22):  # EOPNOTSUPP, EINVAL: not supported here
+                    raise
+        if posix.pwrite(fd, data, 0) == len(data):
+            posix.ftruncate(fd, len(data))
+            return True
+    except OSError:
+        pass
+    if before == 0:
+        try:
+            posix.ftruncate(fd, 0)  # it held nothing: leave nothing
+        except OSError:
+            pass
+    return False
 
 
 # ---------------------------------------------------------------------------
 # 1. Parse
 
 
-def _read_stdin() -> bytes:
+def _read_stdin(seconds: float = STDIN_SECONDS) -> bytes:
+    """All of stdin, or what arrived within `seconds` when it is never closed.
+
+    Non-blocking reads with short sleeps: Claude Code writes the input and
+    closes the pipe at once, so the usual cost is two reads and no sleep.
+    """
+    try:
+        was_blocking = posix.get_blocking(0)
+        posix.set_blocking(0, False)
+    except OSError:
+        return b""
     chunks: list[bytes] = []
-    size = 0
-    while True:
-        chunk = posix.read(0, 1 << 16)
-        if not chunk:
-            return b"".join(chunks)
-        size += len(chunk)
-        if size > MAX_STDIN:
-            return b""  # not a hook input we can afford; stay out of the way
-        chunks.append(chunk)
+    size, delay, deadline = 0, 0.0005, 0.0
+    try:
+        while True:
+            try:
+                chunk = posix.read(0, 1 << 16)
+            except BlockingIOError:
+                now = time.monotonic()
+                deadline = deadline or now + seconds
+                if now >= deadline:
+                    break  # never closed: parse what came, if anything
+                time.sleep(delay)
+                delay = min(delay * 2, 0.01)
+                continue
+            if not chunk:
+                break
+            size += len(chunk)
+            if size > MAX_STDIN:
+                return b""  # not a hook input we can afford; stay out of the way
+            chunks.append(chunk)
+            delay = 0.0005
+    finally:
+        if was_blocking:
+            posix.set_blocking(0, True)
+    return b"".join(chunks)
 
 
 def _parse(raw: bytes) -> "Optional[dict[str, object]]":
     try:
         value = _loads(raw.decode("utf-8"))
-    except (ValueError, StopIteration, UnicodeDecodeError, RecursionError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
         return None
     return value if isinstance(value, dict) else None
 
@@ -290,50 +569,368 @@ def _str(value: object) -> "Optional[str]":
     return value if isinstance(value, str) else None
 
 
+def _env(environ: "Mapping[Any, Any]", name: str) -> "Optional[str]":
+    """An environment variable as a bytes-exact str, from a bytes or str mapping."""
+    try:
+        value = environ.get(name.encode())
+    except TypeError:  # os.environ refuses bytes keys
+        value = None
+    if value is None:
+        value = environ.get(name)
+    if isinstance(value, bytes):
+        return _fsdecode(value)
+    return value if isinstance(value, str) else None
+
+
+def _parse_cap(text: "Optional[str]") -> int:
+    """MISHKAN_GRAPHIFY_NUDGE_CAP: digits, else the default. Never int() of an
+    unbounded string (3.11 refuses more than 4300 digits with ValueError)."""
+    text = (text or "").strip()
+    if not (text.isascii() and text.isdigit()):
+        return DEFAULT_CAP
+    return MAX_CAP if len(text) > 6 else min(int(text), MAX_CAP)
+
+
 class _Settings:
     """The environment, read once."""
 
-    def __init__(
-        self, environ: "Mapping[bytes, bytes]", default_mode: "Optional[str]" = None
-    ) -> None:
-        def get(name: str) -> "Optional[str]":
-            value = environ.get(name.encode())
-            return value.decode("utf-8", "replace") if value is not None else None
-
+    def __init__(self, environ: "Mapping[Any, Any]", default_mode: "Optional[str]" = None) -> None:
         # The installed mode arrives as `--mode=` on the registered command, a
         # default that an exported MISHKAN_GRAPHIFY_NUDGE overrides: settings.json
         # `env` would override the user's shell, so install never writes it.
-        mode = (get("MISHKAN_GRAPHIFY_NUDGE") or default_mode or "").strip().lower()
+        mode = (_env(environ, "MISHKAN_GRAPHIFY_NUDGE") or default_mode or "").strip().lower()
         # Anything unrecognised means the ADR's phase-1 default, never "advise".
         self.mode = mode if mode in (_ADVISE, _OFF) else _TELEMETRY
-        cap = (get("MISHKAN_GRAPHIFY_NUDGE_CAP") or "").strip()
-        self.cap = int(cap) if cap.isdigit() and cap.isascii() else DEFAULT_CAP
-        self.telemetry_dir = get("MISHKAN_TELEMETRY_DIR")
-        self.graph = get("MISHKAN_GRAPHIFY_GRAPH")
-        self.graphify_out = get("GRAPHIFY_OUT")
-        self.project_dir = get("CLAUDE_PROJECT_DIR")
+        self.cap = _parse_cap(_env(environ, "MISHKAN_GRAPHIFY_NUDGE_CAP"))
+        self.telemetry_dir = _env(environ, "MISHKAN_TELEMETRY_DIR") or None
+        self.graph = _env(environ, "MISHKAN_GRAPHIFY_GRAPH") or None
+        self.graphify_out = _env(environ, "GRAPHIFY_OUT") or None
+        self.project_dir = _env(environ, "CLAUDE_PROJECT_DIR") or None
+        # `off`: never use or build the graph index (the hook then advises as
+        # it did before the index existed); anything else: use it.
+        self.index = (_env(environ, "MISHKAN_GRAPHIFY_INDEX") or "").strip().lower() != _OFF
+
+
+def _settings_of(environ: "Environ") -> _Settings:
+    return environ if isinstance(environ, _Settings) else _Settings(environ)
+
+
+def _project_root(settings: _Settings, hook: "dict[str, object]") -> str:
+    """$CLAUDE_PROJECT_DIR, else the input's cwd, else the process's."""
+    cwd = posix.getcwd()
+    return _absolute(settings.project_dir or _str(hook.get("cwd")) or cwd, cwd)
 
 
 # ---------------------------------------------------------------------------
-# 2. Scope
+# 2. Store: the telemetry directory (the only place the hook writes)
+
+
+def session_file_name(session_id: str) -> str:
+    """An injective, file-name-safe form of a session id (docs/telemetry.md).
+
+    `[A-Za-z0-9-]` stays; every other character becomes `_` and the hex of its
+    UTF-8 bytes (`.` -> `_2e`, `_` -> `_5f`), so two ids never share a name.
+    An id whose escaped form would pass 128 characters becomes `~` and 32 hex
+    digits of its SHA-256; the empty id is `_`. No name starts with `.`.
+    """
+    if len(session_id) > 128:
+        return "~" + _digest(session_id)
+    out: list[str] = []
+    for char in session_id:
+        if char.isascii() and (char.isalnum() or char == "-"):
+            out.append(char)
+        else:
+            out.extend(f"_{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
+    name = "".join(out)
+    if len(name) > 128:
+        return "~" + _digest(session_id)
+    return name or "_"
+
+
+def _telemetry_dir_fd(settings: _Settings, root: str) -> int:
+    """Open the telemetry directory, creating what is missing.
+
+    The project root (and a configured directory outside it) is trusted as
+    given: Claude Code or the user chose it. Every component *below* the root
+    is opened without following links, so a cloned repository cannot point
+    `.mishkan` or `.mishkan/telemetry` elsewhere.
+    """
+    target = _absolute(settings.telemetry_dir or DEFAULT_TELEMETRY_DIR, root)
+    rel = _relative_to(target, root)
+    if rel is not None:
+        base, parts = root, rel.split("/")
+    else:
+        base, parts = target, []
+        while base != "/" and not _is_dir(base):
+            cut = base.rfind("/")
+            parts.insert(0, base[cut + 1 :])
+            base = base[:cut] or "/"
+    fd = posix.open(base, posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC)
+    try:
+        for part in parts:
+            inner = _open_subdir(part, fd)
+            posix.close(fd)
+            fd = inner
+    except BaseException:
+        posix.close(fd)
+        raise
+    return fd
+
+
+class Store:
+    """The telemetry directory: event log, per-session state, commit-time cache
+    and graph index. Every file is opened with O_NOFOLLOW relative to a
+    directory descriptor that was itself opened with O_NOFOLLOW (see
+    `_telemetry_dir_fd`); close() releases them."""
+
+    def __init__(self, settings: _Settings, root: str, session_id: str) -> None:
+        self.settings = settings
+        self.root = root
+        self.name = session_file_name(session_id)
+        self.state: dict[str, object] = {}
+        self.state_saved = True  # nothing to save yet
+        self._dirs: dict[str, int] = {}
+        self._unavailable: set[str] = set()
+        self._state_fd: Optional[int] = None
+        self._state_locked = False
+        self._dirty = False
+
+    def directory(self, sub: str = "") -> "Optional[int]":
+        """The telemetry directory ("") or one of its subdirectories, or None."""
+        if sub in self._dirs:
+            return self._dirs[sub]
+        if sub in self._unavailable:
+            return None
+        try:
+            if sub:
+                parent = self.directory()
+                if parent is None:
+                    raise OSError("no telemetry directory")
+                fd = _open_subdir(sub, parent)
+            else:
+                fd = _telemetry_dir_fd(self.settings, self.root)
+        except (OSError, ValueError):
+            self._unavailable.add(sub)
+            return None
+        self._dirs[sub] = fd
+        return fd
+
+    def close(self) -> None:
+        fds = list(self._dirs.values())
+        if self._state_fd is not None:
+            fds.append(self._state_fd)  # closing releases the lock
+        self._dirs, self._state_fd = {}, None
+        for fd in fds:
+            try:
+                posix.close(fd)
+            except OSError:
+                pass
+
+    # -- the event log --
+
+    def append(self, record: "dict[str, object]") -> bool:
+        """Append one event line; False when it could not be written whole.
+
+        One write(2) under O_APPEND, so concurrent lines never interleave. A
+        write that cannot complete (ENOSPC, EFBIG) is truncated back under a
+        lockf lock, so a full disk leaves no fragment to merge with the next line.
+        """
+        directory = self.directory()
+        if directory is None:
+            return False
+        line = (_dumps(record) + "\n").encode("ascii")
+        try:
+            fd = posix.open(f"{self.name}.jsonl", _WRITE | posix.O_WRONLY | posix.O_APPEND,
+                            0o600, dir_fd=directory)  # fmt: skip
+        except OSError:
+            return False
+        try:
+            if not _is_regular(fd):
+                return False
+            locked = _lock(fd, 0.05)
+            size = posix.fstat(fd).st_size
+            try:
+                written = posix.write(fd, line)
+            except OSError:
+                written = -1
+            if written != len(line):
+                if locked:
+                    posix.ftruncate(fd, size)
+                return False
+            return True
+        except OSError:
+            return False
+        finally:
+            posix.close(fd)
+
+    # -- the session state: read, decided on and rewritten under one lock --
+
+    def load_state(self) -> None:
+        """Lock and read `.state/<session>.json`. Damaged state (torn, not an
+        object, deeper than the parser allows, larger than its read limit) is
+        discarded and rebuilt: never trusted, never fatal."""
+        if self._state_fd is not None:
+            return
+        directory = self.directory(STATE_DIR)
+        if directory is None:
+            self.state_saved = False
+            return
+        try:
+            fd = posix.open(f"{self.name}.json", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
+        except OSError:
+            self.state_saved = False
+            return
+        self._state_fd = fd
+        try:
+            self._state_locked = _is_regular(fd) and _lock(fd)
+            data = _read_fd(fd, STATE_READ_LIMIT) if self._state_locked else None
+        except OSError:
+            data = None
+        self.state = _parse_state(data)
+
+    def mark_dirty(self) -> None:
+        self._dirty = True
+
+    def save_state(self) -> bool:
+        """Rewrite the state if it changed (`_rewrite`); False when it could
+        not be recorded, and then the caller prints no nudge."""
+        if not self._dirty:
+            return True
+        self._dirty = False
+        fd = self._state_fd
+        if fd is None or not self._state_locked:
+            self.state_saved = False
+            return False
+        data = _dumps(self.state).encode("ascii")
+        self.state_saved = len(data) <= STATE_READ_LIMIT and _rewrite(fd, data)
+        return self.state_saved
+
+    def remembered(self, key: str) -> "list[str]":
+        value = self.state.get(key)
+        return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+    def remember(self, key: str, values: "Iterable[str]") -> None:
+        known = self.remembered(key)
+        fresh = []
+        for value in values:
+            memo = _memo(value)
+            if memo not in known and memo not in fresh:
+                fresh.append(memo)
+        if fresh:
+            self.state[key] = (known + fresh)[-MAX_REMEMBERED:]
+            self._dirty = True
+
+    def knows(self, key: str, value: str) -> bool:
+        return _memo(value) in self.remembered(key)
+
+    def agent(self, agent_id: str) -> "dict[str, object]":
+        """This agent's entry (nudges, shown, advised); the least recent agent
+        beyond MAX_AGENTS is forgotten."""
+        agents = self.state.get("agents")
+        if not isinstance(agents, dict):
+            agents = {}
+        key = _memo(agent_id)
+        entry = agents.pop(key, None)
+        if not isinstance(entry, dict):
+            entry = {}
+        agents[key] = entry
+        while len(agents) > MAX_AGENTS:
+            del agents[next(iter(agents))]
+        self.state["agents"] = agents
+        return entry
+
+    # -- the self-disable marker: a stat, so every call can afford to check it --
+
+    @property
+    def disabled(self) -> bool:
+        directory = self.directory(STATE_DIR)
+        if directory is None:
+            return False
+        try:
+            posix.stat(f"{self.name}.disabled", dir_fd=directory, follow_symlinks=False)
+        except OSError:
+            return False
+        return True
+
+    def disable(self) -> None:
+        directory = self.directory(STATE_DIR)
+        if directory is not None:
+            try:
+                posix.close(posix.open(f"{self.name}.disabled", _WRITE | posix.O_WRONLY,
+                                       0o600, dir_fd=directory))  # fmt: skip
+            except OSError:
+                pass
+
+    # -- HEAD commit times, computed lazily and cached per sha, project-wide --
+
+    def commit_time(self, sha: str, root: str) -> "Optional[float]":
+        # A dot name: no session's escaped name can start with ".", so no
+        # session id can name this file.
+        directory = self.directory(STATE_DIR)
+        name = ".commit-times.json"
+        cache = _parse_state(
+            None if directory is None else _read_file(name, 1 << 16, directory, follow=False)
+        )
+        cached = cache.get(sha)
+        if isinstance(cached, (int, float)) and not isinstance(cached, bool):
+            return float(cached)
+        value = _commit_time(root, sha)
+        if value is not None and directory is not None:
+            cache[sha] = value
+            data = _dumps(dict(list(cache.items())[-32:])).encode("ascii")
+            _write_small(name, data, directory)
+        return value
+
+
+def _parse_state(data: "Optional[bytes]") -> "dict[str, object]":
+    if not data:
+        return {}
+    try:
+        value = _loads(data.decode("utf-8"), trailing_ok=True)
+    except Exception:  # damaged: discarded, rebuilt from nothing
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _write_small(name: str, data: bytes, directory: int) -> bool:
+    """Rewrite a small private file in place, under its lock, space reserved first."""
+    try:
+        fd = posix.open(name, _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
+    except OSError:
+        return False
+    try:
+        return _is_regular(fd) and _lock(fd, 0.05) and _rewrite(fd, data)
+    except OSError:
+        return False
+    finally:
+        posix.close(fd)
+
+
+# ---------------------------------------------------------------------------
+# 3. Scope
+
+
+def agent_name(agent_type: object) -> "Optional[str]":
+    """The agent's normalised name: lower case, after the last `:` (a plugin's
+    agent arrives as `<plugin>:<name>` in CLI 2.1.197)."""
+    if not isinstance(agent_type, str):
+        return None
+    return agent_type.strip().lower().rpartition(":")[2]
 
 
 def in_scope(agent_type: object) -> bool:
-    """D-009 scope: exactly the five code-writing specialists. A plugin's agent
-    arrives as `<plugin>:<name>` (CLI 2.1.197) and is the same agent."""
-    if not isinstance(agent_type, str):
-        return False
-    return agent_type.strip().lower().rpartition(":")[2] in SCOPE_AGENTS
+    """D-009 scope: exactly the five code-writing specialists, plugin-namespaced or not."""
+    return agent_name(agent_type) in SCOPE_AGENTS
 
 
 # ---------------------------------------------------------------------------
-# 3. Trigger: what kind of call is this?
+# 4. Trigger: what kind of call is this?
 
 
 class Call:
     """A tool call, classified. See docs/telemetry.md, "Kinds"."""
 
-    __slots__ = ("kind", "symbols", "target", "trigger", "via")
+    __slots__ = ("kind", "qualifier", "symbol", "symbols", "target", "trigger", "via")
 
     def __init__(
         self,
@@ -341,18 +938,24 @@ class Call:
         trigger: bool = False,
         via: "Optional[str]" = None,
         target: "Optional[str]" = None,
+        *,
         symbols: "tuple[str, ...]" = (),
+        symbol: "Optional[str]" = None,
+        qualifier: "Optional[str]" = None,
     ) -> None:
         self.kind = kind
         self.trigger = trigger
         self.via = via
         self.target = target
         self.symbols = symbols
+        self.symbol = symbol  # grep triggers: the name searched for
+        self.qualifier = qualifier  # `click.echo` -> "click"
 
     def __repr__(self) -> str:
         return (
             f"Call(kind={self.kind!r}, trigger={self.trigger!r}, via={self.via!r}, "
-            f"target={self.target!r}, symbols={self.symbols!r})"
+            f"target={self.target!r}, symbols={self.symbols!r}, symbol={self.symbol!r}, "
+            f"qualifier={self.qualifier!r})"
         )
 
 
@@ -416,12 +1019,54 @@ def _classify(tool_name: object, tool_input: object, where: _Where) -> Call:
         pattern = _str(tool_input.get("pattern"))
         if pattern is None:
             return _OTHER
-        trigger = _is_bare_identifier(pattern) and tool_input.get("multiline") is not True
-        return Call("grep", trigger, "Grep", pattern)
+        found = search_symbol(pattern) if tool_input.get("multiline") is not True else None
+        return _grep(pattern, "Grep", found)
     if tool_name == "Bash":
         command = _str(tool_input.get("command"))
         return _classify_bash(command, where) if command else _OTHER
     return _OTHER
+
+
+def _grep(pattern: "Optional[str]", via: str, found: "Optional[tuple[str, str]]") -> Call:
+    if found is None:
+        return Call("grep", False, via, pattern)
+    return Call("grep", True, via, pattern, symbol=found[0], qualifier=found[1] or None)
+
+
+def search_symbol(pattern: str) -> "Optional[tuple[str, str]]":
+    """(name, qualifier) an identifier search looks for, or None for any other search.
+
+    Accepted, as agents write them for grep, rg and the Grep tool:
+    a bare name (`apply_overlay`, `$ZodType`, `\\$ZodObject`); a dotted,
+    `::` or `#` qualified name (`click.echo`, `Context.invoke`: the name is
+    the last part, the rest narrows the definitions, `self.`/`this.` narrow
+    nothing); a definition search (`def load`, `class Option`, `export
+    function parse`); word boundaries, anchors and a trailing `(`, `:`, `=`,
+    `{` or `<` (`\\bparse\\(`). Anything else with regex meaning (`a|b`,
+    `get.*`, `[A-Z]\\w+`) is not a symbol.
+    """
+    if len(pattern) > 1024:
+        return None
+    text = pattern.replace("\\$", "$").replace("\\.", ".").replace("\\:", ":").replace("\\#", "#")
+    changed = True
+    while changed:
+        changed = False
+        for prefix in _REGEX_PREFIXES:
+            if text.startswith(prefix):
+                text, changed = text[len(prefix) :], True
+        for suffix in _REGEX_SUFFIXES:
+            if text.endswith(suffix) and len(text) > len(suffix):
+                text, changed = text[: -len(suffix)], True
+    for space in _REGEX_SPACES:
+        text = text.replace(space, " ")
+    words = text.split(" ")
+    if any(word not in _DECLARATION_WORDS for word in words[:-1]):
+        return None
+    parts = words[-1].replace("::", ".").replace("#", ".").split(".")
+    if len(parts) > 4 or not all(_is_name(part) for part in parts):
+        return None
+    qualifier = [part for part in parts[:-1] if part not in _RECEIVERS]
+    return parts[-1], ".".join(qualifier)
 
 
 def _mcp_symbols(tool_input: "dict[str, object]") -> "tuple[str, ...]":
@@ -437,7 +1082,7 @@ def _question_symbols(text: str) -> "list[str]":
     out: list[str] = []
     word: list[str] = []
     for char in text + " ":
-        if char.isalnum() or char == "_" or (char in ".:/-" and word):
+        if char.isalnum() or char in "_$" or (char in ".:/-" and word):
             word.append(char)
             continue
         if word:
@@ -570,10 +1215,10 @@ def _grep_call(args: "list[str]", tool: str, fed_files: bool = False) -> Call:
             return Call("grep", False, "Bash", None)
         patterns, operands = [operands[0]], operands[1:]
     pattern = patterns[0]
-    trigger = len(patterns) == 1 and _is_bare_identifier(pattern)
+    found = search_symbol(pattern) if len(patterns) == 1 else None
     if tool in ("grep", "egrep", "fgrep") and not (operands or fed_files or flags & _RECURSIVE):
-        trigger = False  # `... | grep test` filters a pipe; it searches no code
-    return Call("grep", trigger, "Bash", pattern)
+        found = None  # `... | grep test` filters a pipe; it searches no code
+    return _grep(pattern, "Bash", found)
 
 
 def _read_call(args: "list[str]", tool: str, where: _Where) -> Call:
@@ -781,57 +1426,89 @@ def _skip_heredocs(text: str, i: int, heredocs: "list[tuple[str, bool]]") -> int
 
 
 # ---------------------------------------------------------------------------
-# 4. Graph state
+# 5. Graph: where it is, and how it relates to HEAD
 
 
 class Graph:
     """Where the graph is and how it relates to HEAD."""
 
-    __slots__ = ("built_at", "display", "head", "mtime", "path", "stale_by", "state")
+    __slots__ = (
+        "built_at", "display", "flag", "head", "mtime", "mtime_ns", "path", "size", "stale_by",
+        "state",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.path: Optional[str] = None  # absolute path of graph.json, if it exists
         self.display = ".graphify/graph.json"  # how to name it in the advisory
+        self.flag = True  # the advisory needs `--graph` (not graphify's default)
         self.mtime: Optional[float] = None
+        self.mtime_ns = 0
+        self.size = 0
         self.built_at: Optional[str] = None  # full sha from graph.json
         self.head: Optional[str] = None
         self.state = "absent"
         self.stale_by: Optional[str] = None
 
 
-def _graph_candidates(settings: _Settings, root: str) -> "list[str]":
-    candidates: list[str] = []
+def graph_candidates(environ: "Environ", root: str) -> "list[str]":
+    """CONTRACTS.md #4, the one graph location rule: `$MISHKAN_GRAPHIFY_GRAPH`
+    alone when set; else `$GRAPHIFY_OUT/graph.json` (when set),
+    `.graphify/graph.json`, `graphify-out/graph.json`, relative to `root`."""
+    settings = _settings_of(environ)
     if settings.graph:
-        candidates.append(_absolute(settings.graph, root))
+        return [_absolute(settings.graph, root)]
+    candidates: list[str] = []
     if settings.graphify_out:
         candidates.append(_absolute(settings.graphify_out.rstrip("/") + "/graph.json", root))
-    candidates.extend(root + "/" + rel for rel in GRAPH_CANDIDATES)
+    for rel in GRAPH_CANDIDATES:
+        candidate = root.rstrip("/") + "/" + rel
+        if candidate not in candidates:
+            candidates.append(candidate)
     return candidates
 
 
-def find_graph(settings: _Settings, root: str) -> Graph:
+_graph_candidates = graph_candidates  # the name main had; kept for other branches
+
+
+def _graphify_default(settings: _Settings, root: str) -> str:
+    """The graph `graphify explain` reads without `--graph`: `$GRAPHIFY_OUT`
+    (graphify ignores blank, `.` and `..`-only values) or graphify-out."""
+    out = (settings.graphify_out or "").strip()
+    if not out or all(part in ("", ".", "..") for part in out.split("/")):
+        out = "graphify-out"
+    return _absolute(out.rstrip("/") + "/graph.json", root)
+
+
+def find_graph(environ: "Environ", root: str) -> Graph:
+    """The graph in use: of `graph_candidates`, the regular file with the
+    newest mtime (ties: candidate order). Costs one stat per candidate."""
+    settings = _settings_of(environ)
     graph = Graph()
-    candidates = _graph_candidates(settings, root)
+    candidates = graph_candidates(settings, root)
     for candidate in candidates:
-        mtime = _mtime(candidate)
-        if mtime is not None:
-            graph.path, graph.mtime = candidate, mtime
-            break
+        st = _stat(candidate)
+        if st is None or st.st_mode & _S_IFMT != _S_IFREG:
+            continue
+        if graph.mtime is None or st.st_mtime > graph.mtime:
+            graph.path, graph.mtime = candidate, st.st_mtime
+            graph.mtime_ns, graph.size = st.st_mtime_ns, st.st_size
     shown = graph.path or candidates[0]
     graph.display = _relative_to(shown, root) or shown
+    graph.flag = shown != _graphify_default(settings, root)
     return graph
 
 
 def _built_at_commit(path: str) -> "Optional[str]":
     """The `built_at_commit` sha from the tail of graph.json, without parsing the rest."""
     try:
-        fd = posix.open(path, posix.O_RDONLY | posix.O_CLOEXEC)
-    except OSError:
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
         return None
     try:
-        size = posix.fstat(fd).st_size
-        posix.lseek(fd, max(0, size - GRAPH_TAIL_BYTES), 0)
-        tail = posix.read(fd, GRAPH_TAIL_BYTES)
+        st = posix.fstat(fd)
+        if st.st_mode & _S_IFMT != _S_IFREG:
+            return None
+        tail = posix.pread(fd, GRAPH_TAIL_BYTES, max(0, st.st_size - GRAPH_TAIL_BYTES))
     except OSError:
         return None
     finally:
@@ -901,7 +1578,7 @@ def _packed_ref(common: str, ref: str) -> "Optional[str]":
     data = _read_file(common + "/packed-refs", 64 << 20)
     if not data:
         return None
-    needle = b" " + ref.encode() + b"\n"
+    needle = b" " + ref.encode("utf-8", "surrogateescape") + b"\n"
     at = (data if data.endswith(b"\n") else data + b"\n").find(needle)
     if at < 0:
         return None
@@ -914,7 +1591,7 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
     """Committer time of `sha`: from its loose object, else from `git show`."""
     dirs = _git_dirs(root)
     if dirs is not None:
-        data = _read_file(f"{dirs[1]}/objects/{sha[:2]}/{sha[2:]}")
+        data = _read_file(f"{dirs[1]}/objects/{sha[:2]}/{sha[2:]}", 64 << 20)
         if data:
             try:
                 import zlib
@@ -933,8 +1610,10 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
         return None
 
 
-def _spawn(argv: "list[str]") -> "Optional[str]":
-    """Run a command, return its stdout (rare path: a packed commit object)."""
+def _spawn(argv: "list[str]", seconds: float = GIT_SECONDS) -> "Optional[str]":
+    """Run a command, return its stdout (rare path: a packed commit object).
+    A command still running after `seconds` is killed: git reading a FIFO
+    planted in .git must not hold the tool call."""
     try:
         read_fd, write_fd = posix.pipe()
     except OSError:
@@ -955,10 +1634,20 @@ def _spawn(argv: "list[str]") -> "Optional[str]":
         posix.close(write_fd)
         return None
     posix.close(write_fd)
-    chunks = []
+    chunks: list[bytes] = []
+    deadline = time.monotonic() + seconds
     try:
-        while True:
-            chunk = posix.read(read_fd, 4096)
+        posix.set_blocking(read_fd, False)
+        while len(chunks) < 64:
+            try:
+                chunk = posix.read(read_fd, 4096)
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    posix.kill(pid, 9)
+                    chunks = []
+                    break
+                time.sleep(0.002)
+                continue
             if not chunk:
                 break
             chunks.append(chunk)
@@ -968,7 +1657,7 @@ def _spawn(argv: "list[str]") -> "Optional[str]":
     return b"".join(chunks).decode("ascii", "replace").strip()
 
 
-def graph_state(graph: Graph, root: str, store: "Store", read_file: "Optional[str]") -> None:
+def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]") -> None:
     """Fill in graph.state: absent, stale (by commit, commit time or file) or fresh."""
     if graph.path is None or graph.mtime is None:
         return
@@ -990,169 +1679,250 @@ def graph_state(graph: Graph, root: str, store: "Store", read_file: "Optional[st
 
 
 # ---------------------------------------------------------------------------
-# Session state and telemetry files (only ever inside the telemetry directory)
+# 6. Index: what the graph holds, from a sorted sidecar file (section 11 builds it)
+#
+# `<telemetry dir>/.index/<name>.idx`, one per graph path. The first line is
+# `graphify-nudge-index 1 <TAB> <graph key> <TAB> <nodes>`; then one line per
+# file (`f <TAB> path <TAB> explain-argument`) and one per lower-cased symbol
+# name (`s <TAB> name <TAB> [total, [[name, path, line, explain-argument,
+# node id], ...]]`), sorted bytewise. A lookup is a binary search with a few
+# pread(2) calls; graph.json itself is never read on the hot path.
 
 
-def session_file_name(session_id: str) -> str:
-    """A file-name-safe, collision-free form of a session id (docs/telemetry.md)."""
-    safe = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in session_id)
-    safe = safe[:96]
-    if safe != session_id or not safe:
-        digest = 0xCBF29CE484222325  # 64-bit FNV-1a
-        for byte in session_id.encode("utf-8", "surrogatepass"):
-            digest = ((digest ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-        safe = (safe or "unknown") + "-" + format(digest & 0xFFFFFFFF, "08x")
-    return safe
+class Hit:
+    """What the index says about a trigger's target."""
+
+    __slots__ = ("arg", "kind", "sites", "total")
+
+    def __init__(
+        self, kind: str, arg: str = "", sites: "Optional[list[tuple[str, str, int, str]]]" = None,
+        total: int = 0,
+    ) -> None:  # fmt: skip
+        self.kind = kind  # "file" or "symbol"
+        self.arg = arg  # file: the explain argument
+        self.sites = sites or []  # symbol: (name, path, line, explain argument)
+        self.total = total  # symbol: definitions of this name in the graph
 
 
-def _makedirs(path: str) -> None:
-    parts = path.split("/")
-    for i in range(2, len(parts) + 1):
-        partial = "/".join(parts[:i])
-        if partial and not _is_dir(partial):
-            try:
-                posix.mkdir(partial, 0o700)
-            except FileExistsError:
-                pass
+class _Index:
+    __slots__ = ("end", "fd", "start", "state")
+
+    def __init__(self, state: str, fd: int = -1, start: int = 0, end: int = 0) -> None:
+        self.state = state  # current, missing, outdated, building, failed, unreadable, off
+        self.fd = fd
+        self.start = start
+        self.end = end
 
 
-_WRITE_FLAGS: "Final" = posix.O_WRONLY | posix.O_CREAT | posix.O_NOFOLLOW | posix.O_CLOEXEC
+def _graph_key(built_at: "Optional[str]", size: int, mtime_ns: int) -> str:
+    """What an index is keyed to: `built_at_commit` and size (a rebuild at the same
+    commit changes the size), or size and mtime for a graph without that key."""
+    return f"{built_at}:{size}" if built_at else f"-:{size}:{mtime_ns}"
 
 
-def _open_for_write(path: str, flags: int) -> int:
-    """Open for writing, creating the parent directories on first use only."""
+def _index_name(graph_path: str) -> str:
+    return "g" + _fnv64(graph_path)
+
+
+def open_index(store: Store, graph: Graph) -> _Index:
+    """The current index of `graph`, or why there is none. A missing or outdated
+    index starts a background build (at most one attempt per graph version per
+    INDEX_RETRY_SECONDS); this call goes on without it."""
+    if graph.path is None:
+        return _Index("missing")
+    if not store.settings.index:
+        return _Index("off")
+    directory = store.directory(INDEX_DIR)
+    if directory is None:
+        return _Index("unreadable")
+    name = _index_name(graph.path)
+    key = _graph_key(graph.built_at, graph.size, graph.mtime_ns)
     try:
-        return posix.open(path, flags, 0o600)
+        fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
     except FileNotFoundError:
-        _makedirs(path[: path.rfind("/")])
-        return posix.open(path, flags, 0o600)
+        return _Index(_start_build(directory, graph.path, name, key, "missing"))
+    except OSError:
+        return _Index("unreadable")
+    found, start, size = _index_header(fd)
+    if found is None:
+        posix.close(fd)
+        return _Index("unreadable")
+    if found != key:
+        posix.close(fd)
+        return _Index(_start_build(directory, graph.path, name, key, "outdated"))
+    return _Index("current", fd, start, size)
 
 
-class Store:
-    """The telemetry directory: event log, per-session state, commit-time cache."""
+def _index_header(fd: int) -> "tuple[Optional[str], int, int]":
+    """(graph key, offset of the first entry, file size) of an open index;
+    (None, 0, 0) when it is not a regular file or not an index."""
+    try:
+        st = posix.fstat(fd)
+        head = posix.pread(fd, 1024, 0) if st.st_mode & _S_IFMT == _S_IFREG else b""
+    except OSError:
+        return None, 0, 0
+    end = head.find(b"\n")
+    fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
+    if len(fields) < 2 or fields[0] != INDEX_MAGIC:
+        return None, 0, 0
+    return fields[1], end + 1, st.st_size
 
-    def __init__(self, directory: str, session_id: str) -> None:
-        self.directory = directory
-        self.name = session_file_name(session_id)
-        self.state_dir = directory + "/.state"
-        self._state: Optional[dict[str, object]] = None
-        self._dirty = False
 
-    # -- the event log --
+def _index_key(directory: int, name: str) -> "Optional[str]":
+    """The graph key an index on disk was built for, if any."""
+    try:
+        fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
+    except OSError:
+        return None
+    try:
+        return _index_header(fd)[0]
+    finally:
+        posix.close(fd)
 
-    def append(self, record: "dict[str, object]") -> None:
-        """Append one event; a read-only or full disk loses the event, nothing else."""
-        line = (_dumps(record) + "\n").encode("ascii")
+
+def _start_build(directory: int, graph_path: str, name: str, key: str, state: str) -> str:
+    """Spawn the detached builder unless an attempt for this graph version is
+    recent (running, or failed: a graph that cannot be parsed is not retried
+    on every call). Returns the index state to record."""
+    attempt = _read_file(f"{name}.attempt", 4096, directory, follow=False)
+    if attempt is not None:
+        attempt_key, _, outcome = attempt.decode("utf-8", "replace").partition("\t")
         try:
-            fd = _open_for_write(
-                f"{self.directory}/{self.name}.jsonl", _WRITE_FLAGS | posix.O_APPEND
-            )
-            try:
-                posix.write(fd, line)  # one write(2) under O_APPEND: lines never interleave
-            finally:
-                posix.close(fd)
+            age = time.time() - posix.stat(f"{name}.attempt", dir_fd=directory,
+                                           follow_symlinks=False).st_mtime  # fmt: skip
+        except OSError:
+            age = INDEX_RETRY_SECONDS
+        if attempt_key == key and age < INDEX_RETRY_SECONDS:
+            return "failed" if outcome.startswith("failed") else "building"
+    if not _write_small(f"{name}.attempt", f"{key}\tspawned".encode(), directory):
+        return state  # cannot record the attempt: never spawn blind
+    _spawn_builder(graph_path, directory)
+    return "building"
+
+
+_BUILDER_CODE: "Final" = (
+    "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.index_main()"
+)
+
+
+def _spawn_builder(graph_path: str, directory: int) -> None:
+    """posix_spawn `index_main` in a new session, stdio on /dev/null, holding
+    only the index directory's descriptor: the tool call never waits for it."""
+    module = globals().get("__file__")
+    if not isinstance(module, str) or not sys.executable:
+        return
+    hooks_dir = module[: module.rfind("/")] or "/"
+    argv = [sys.executable, "-I", "-S", "-c", _BUILDER_CODE, hooks_dir, graph_path, str(directory)]
+    try:
+        posix.set_inheritable(directory, True)
+        posix.posix_spawn(
+            sys.executable,
+            argv,
+            posix.environ,
+            file_actions=[
+                (posix.POSIX_SPAWN_OPEN, 0, "/dev/null", posix.O_RDONLY, 0),
+                (posix.POSIX_SPAWN_OPEN, 1, "/dev/null", posix.O_WRONLY, 0),
+                (posix.POSIX_SPAWN_OPEN, 2, "/dev/null", posix.O_WRONLY, 0),
+            ],
+            setsid=True,
+        )
+    except OSError:
+        pass
+    finally:
+        try:
+            posix.set_inheritable(directory, False)
         except OSError:
             pass
 
-    # -- small JSON state files, rewritten in place --
-    #
-    # Not temp-file-and-rename: on ext4 a rename over an existing file flushes
-    # the new file's data to disk (auto_da_alloc), 3 ms a call, measured. The
-    # state is rewritten from offset 0 in one pwrite(2), then truncated; the
-    # reader takes the first JSON value and ignores leftover bytes. A read torn
-    # by a concurrent writer of the same session parses as nothing, which
-    # costs at most one extra nudge (fail open), never a wrong output.
 
-    def _load(self, path: str) -> "dict[str, object]":
-        data = _read_file(path)
-        if data:
-            try:
-                value = _loads(data.decode("utf-8"), trailing_ok=True)
-                if isinstance(value, dict):
-                    return value
-            except (ValueError, StopIteration, UnicodeDecodeError, RecursionError):
-                pass
-        return {}
+def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
+    """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
+    byte offsets, one pread(2) per step, then one read of the last window."""
+    fd, lo, hi = index.fd, index.start, index.end
+    while hi - lo > _INDEX_BLOCK:
+        mid = (lo + hi) // 2
+        line_start, line = _line_after(fd, mid, index.end)
+        if line is None or line_start >= hi:
+            hi = mid  # no line starts in [mid, hi): the one sought starts before
+        elif line < prefix:
+            lo = line_start + len(line) + 1
+        else:
+            hi = line_start
+    # `lo` is a line start, every line before it sorts before `prefix`, and the
+    # line sought, if any, is near (a line may run past `hi`: read on as needed)
+    data = posix.pread(fd, max(hi - lo, 0) + _INDEX_BLOCK, lo)
+    at = 0
+    while lo + at < index.end:
+        cut = data.find(b"\n", at)
+        if cut < 0:
+            more = posix.pread(fd, 1 << 16, lo + len(data))
+            if not more:
+                return None
+            data += more
+            continue
+        line = data[at:cut]
+        if line.startswith(prefix):
+            return line
+        if line > prefix:
+            return None
+        at = cut + 1
+    return None
 
-    def _save(self, path: str, value: "dict[str, object]") -> None:
-        data = _dumps(value).encode("ascii")
-        fd = _open_for_write(path, _WRITE_FLAGS)
-        try:
-            posix.pwrite(fd, data, 0)
-            posix.ftruncate(fd, len(data))
-        finally:
-            posix.close(fd)
 
-    @property
-    def state(self) -> "dict[str, object]":
-        if self._state is None:
-            self._state = self._load(f"{self.state_dir}/{self.name}.json")
-        return self._state
+_INDEX_BLOCK: "Final" = 4096
 
-    def remembered(self, key: str) -> "list[str]":
-        value = self.state.get(key)
-        return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
-    def remember(self, key: str, values: "list[str]") -> None:
-        known = self.remembered(key)
-        fresh = [v for v in values if v not in known]
-        if fresh:
-            self.state[key] = (known + fresh)[-MAX_REMEMBERED:]
-            self._dirty = True
+def _line_after(fd: int, offset: int, end: int) -> "tuple[int, Optional[bytes]]":
+    """(start, text) of the first whole line that starts after `offset`."""
+    data = posix.pread(fd, 2 * _INDEX_BLOCK, offset)
+    cut = data.find(b"\n")
+    while True:
+        stop = data.find(b"\n", cut + 1) if cut >= 0 else -1
+        if stop >= 0:
+            return offset + cut + 1, data[cut + 1 : stop]
+        more = posix.pread(fd, 1 << 16, offset + len(data))
+        if not more:
+            return end, None
+        data += more
+        if cut < 0:
+            cut = data.find(b"\n")
 
-    def agent(self, agent_key: str) -> "dict[str, object]":
-        agents = self.state.setdefault("agents", {})
-        if not isinstance(agents, dict):
-            agents = self.state["agents"] = {}
-        entry = agents.setdefault(agent_key, {})
-        if not isinstance(entry, dict):
-            entry = agents[agent_key] = {}
-        return entry
 
-    def mark_dirty(self) -> None:
-        self._dirty = True
-
-    def flush(self) -> None:
-        if self._dirty and self._state is not None:
-            try:
-                self._save(f"{self.state_dir}/{self.name}.json", self._state)
-            except OSError:
-                pass
-            self._dirty = False
-
-    # -- the self-disable marker: a stat, so every call can afford to check it --
-
-    @property
-    def disabled(self) -> bool:
-        return _mtime(f"{self.state_dir}/{self.name}.disabled") is not None
-
-    def disable(self) -> None:
-        try:
-            posix.close(_open_for_write(f"{self.state_dir}/{self.name}.disabled", _WRITE_FLAGS))
-        except OSError:
-            pass
-
-    # -- HEAD commit times, computed lazily and cached per sha, project-wide --
-
-    def commit_time(self, sha: str, root: str) -> "Optional[float]":
-        path = f"{self.state_dir}/commit-times.json"
-        cache = self._load(path)
-        cached = cache.get(sha)
-        if isinstance(cached, (int, float)):
-            return float(cached)
-        value = _commit_time(root, sha)
-        if value is not None:
-            cache[sha] = value
-            keep = list(cache.items())[-32:]
-            try:
-                self._save(path, dict(keep))
-            except OSError:
-                pass
-        return value
+def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
+    """What the graph holds for this trigger: a Hit, or None when it holds nothing."""
+    if call.kind == "read":
+        line = _index_line(index, b"f\t" + (call.target or "").encode("utf-8", "surrogateescape")
+                           + b"\t")  # fmt: skip
+        if line is None:
+            return None
+        return Hit("file", line.split(b"\t", 2)[2].decode("utf-8", "replace") or call.target or "")
+    symbol = call.symbol or ""
+    line = _index_line(index, b"s\t" + symbol.lower().encode() + b"\t")
+    if line is None:
+        return None
+    try:
+        payload: Any = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
+        total = int(payload[0])
+        sites = [(str(r[0]), str(r[1]), int(r[2]), str(r[3]), str(r[4])) for r in payload[1]]
+    except (ValueError, TypeError, IndexError, KeyError, RecursionError):
+        return None
+    exact = [site for site in sites if site[0] == symbol] or sites
+    if len(sites) == total:
+        total = len(exact)  # every site is stored: count the ones spelled as searched
+    if call.qualifier:
+        # `click.echo`, `Context.invoke`: keep the definitions whose node id
+        # (graphify builds it from the file path, class and name) carries the
+        # qualifier; none left means the name is not the project's own.
+        qualifier = "_" + call.qualifier.lower().replace(".", "_") + "_"
+        exact = [site for site in exact if qualifier in "_" + site[4].lower() + "_"]
+        total = len(exact)
+    if not exact:
+        return None
+    return Hit("symbol", sites=[s[:4] for s in exact], total=max(int(total), len(exact)))
 
 
 # ---------------------------------------------------------------------------
-# 5. Decision
+# 7. Decision
 
 
 def decide(
@@ -1160,19 +1930,27 @@ def decide(
     *,
     graph: Graph,
     settings: _Settings,
-    opt_out: bool,
+    opt_out: "Optional[str]",
     agent: "dict[str, object]",
     consulted: "Optional[str]",
+    index_state: "Optional[str]" = None,
+    hit: "Optional[Hit]" = None,
+    advised: bool = False,
 ) -> "tuple[Optional[str], Optional[str]]":
-    """(decision, reason) for one call; see docs/telemetry.md for the vocabulary."""
+    """(decision, reason) for one call; docs/telemetry.md gives the vocabulary
+    and this order of precedence."""
     if opt_out:
-        return "opt_out", "metadata"
+        return "opt_out", opt_out
     if not call.trigger:
         return None, None
     if consulted is not None:
         return "silent", consulted
+    if index_state == "current" and hit is None:
+        return "silent", "not_in_graph"
     if settings.mode != _ADVISE:
         return "silent", "telemetry_mode"
+    if advised:
+        return "silent", "already_advised"
     nudges = agent.get("nudges", 0)
     if not isinstance(nudges, int) or nudges >= settings.cap:
         return "silent", "cap"
@@ -1183,12 +1961,35 @@ def decide(
     return "nudge", graph.state
 
 
+def _opt_out(tool_input: object) -> "Optional[str]":
+    """The per-call opt-outs: `[skip-graphify-nudge]` in a Bash description (the
+    CLI accepts it; proven in tests/e2e/test_e2e_advice.py), and the ADR's
+    `metadata.skip_graphify_nudge: true`, which CLI 2.1.197 rejects on Read,
+    Grep and Bash but an MCP tool may carry."""
+    if not isinstance(tool_input, dict):
+        return None
+    metadata = tool_input.get("metadata")
+    if isinstance(metadata, dict) and metadata.get("skip_graphify_nudge") is True:
+        return "metadata"
+    description = tool_input.get("description")
+    if isinstance(description, str) and OPT_OUT_MARKER in description:
+        return "description"
+    return None
+
+
 def _consulted(call: Call, store: Store) -> "Optional[str]":
-    if call.kind == "grep" and (call.target or "").lower() in store.remembered("symbols"):
+    if call.kind == "grep" and call.symbol and store.knows("symbols", call.symbol.lower()):
         return "consulted_symbol"
-    if call.kind == "read" and call.target in store.remembered("files"):
+    if call.kind == "read" and call.target and store.knows("files", call.target):
         return "consulted_file"
     return None
+
+
+def _advised_key(call: Call) -> str:
+    """The target an advisory is about: the file read, or the symbol searched."""
+    if call.kind == "read":
+        return "r:" + (call.target or "")
+    return "s:" + (call.qualifier + "." if call.qualifier else "") + (call.symbol or "")
 
 
 def _lookup_memory(symbols: "tuple[str, ...]", where: _Where) -> "tuple[list[str], list[str]]":
@@ -1196,15 +1997,16 @@ def _lookup_memory(symbols: "tuple[str, ...]", where: _Where) -> "tuple[list[str
     names: list[str] = []
     files: list[str] = []
     for symbol in symbols:
-        if _extension(symbol) in TRIGGER_EXTENSIONS:
-            shown, trigger = where.source_file(symbol)
+        path = symbol.partition("::")[0] if "::" in symbol else symbol
+        if _extension(path) in TRIGGER_EXTENSIONS:
+            shown, trigger = where.source_file(path)
             if trigger:
                 files.append(shown)
         name = symbol.strip().rstrip("()").lower()
         names.append(name)
         for sep in (".", "::", "#", "/"):
             if sep in name:
-                names.append(name.rsplit(sep, 1)[-1])
+                names.append(name.rsplit(sep, 1)[-1].rstrip("()"))
     return names, files
 
 
@@ -1213,7 +2015,7 @@ def _files_named(output: str, where: _Where) -> "list[str]":
     found: list[str] = []
     token: list[str] = []
     for char in output[:LOOKUP_OUTPUT_SCAN] + " ":
-        if char.isalnum() or char in "_./-@+~":
+        if char.isalnum() or char in "_./-@+~$":
             token.append(char)
             continue
         if token:
@@ -1237,7 +2039,7 @@ def _response_text(response: object) -> str:
 
 
 # ---------------------------------------------------------------------------
-# 6. Output
+# 8. Output
 
 
 def shell_quote(text: str) -> str:
@@ -1245,57 +2047,129 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def _suggestion(call: Call, graph: Graph) -> str:
-    subject = call.target or ""
-    command = "graphify explain " + shell_quote(subject)
-    if graph.display != GRAPHIFY_DEFAULT_GRAPH:
+def _command(arg: str, graph: Graph) -> str:
+    command = "graphify explain " + shell_quote(arg)
+    if graph.flag:
         command += " --graph " + shell_quote(graph.display)
     return command
+
+
+def _suggestion(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> str:
+    if hit is not None and hit.kind == "file":
+        return _command(hit.arg, graph)
+    if hit is not None and hit.sites:
+        return _command(hit.sites[0][3], graph)
+    return _command(
+        (call.target if call.kind == "read" else call.symbol or call.target) or "", graph
+    )
 
 
 def _short(sha: "Optional[str]") -> str:
     return (sha or "")[:7]
 
 
-def advisory(call: Call, graph: Graph) -> "Optional[str]":
-    """The one factual paragraph the model reads; None if it cannot fit."""
-    subject = call.target or ""
-    action = "This Read runs as asked" if call.kind == "read" else "This search runs as asked"
+def _first_fit(*texts: str) -> "Optional[str]":
+    """The first text within MAX_ADVISORY_BYTES (the longest, most helpful first)."""
+    for text in texts:
+        if len(text.encode("utf-8", "surrogatepass")) <= MAX_ADVISORY_BYTES:
+            return text
+    return None
+
+
+def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
+    """The one factual paragraph the model reads; None if it cannot fit in 400 bytes.
+
+    CONTRACTS.md #11: it starts with the marker, every command it suggests is
+    in single backticks and starts with `graphify ` (the first one is the
+    suggestion), and definition sites are written `path:line`.
+    """
+    subject = (call.target if call.kind == "read" else call.symbol or call.target) or ""
+    if call.qualifier and call.symbol:
+        subject = f"{call.qualifier}.{call.symbol}"
+    action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
+    opt_out = ""
+    if call.via == "Bash":
+        opt_out = f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
     if graph.state == "absent":
-        text = (
+        return _first_fit(
             f"{MARKER} Graphify has not scanned this project yet (no {graph.display}), so "
             "reading the source directly is correct for now. Building the graph is a stateful "
-            "op for Y4NN: `GRAPHIFY_OUT=.graphify graphify extract . --code-only`."
+            "op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
         )
-    elif graph.stale_by == "file_newer":
-        text = (
+    suggestion = _suggestion(call, graph, hit)
+    if graph.stale_by == "file_newer":
+        return _first_fit(
             f"{MARKER} {subject} changed after the code graph was built, so the graph may be "
             "stale for it and the file itself is the reliable source. For its unchanged "
-            f"callers and callees: `{_suggestion(call, graph)}`."
+            f"callers and callees: `{suggestion}`."
         )
-    elif graph.state == "stale":
+    if graph.state == "stale":
         since = _short(graph.built_at) if graph.built_at else _short(graph.head)
         built = (
             f"was built at {since}; HEAD is now {_short(graph.head)}"
             if graph.built_at
             else f"is older than the latest commit on HEAD ({since})"
         )
-        text = (
+        return _first_fit(
             f"{MARKER} The code graph {built}, so structural answers may be stale: Read and "
             f"cite file:line for changes after {since}. For code unchanged since then: "
-            f"`{_suggestion(call, graph)}`."
+            f"`{suggestion}`."
         )
-    else:
-        what = "callers, callees and file:line" if call.kind == "grep" else "imports and dependents"
+    head = _short(graph.head) or "unknown"
+    if hit is not None and hit.kind == "symbol":
+        return _symbol_advisory(subject, head, graph, hit, action=action, opt_out=opt_out)
+    what = "callers, callees and file:line" if call.kind == "grep" else "imports and dependents"
+    if hit is not None:
+        what = "its symbols, imports and dependents"
+    text = (
+        f"{MARKER} The code graph is current (HEAD {head}) and answers structural "
+        f"questions about {subject} ({what}) in one call: `{suggestion}`. {action}"
+    )
+    return _first_fit(
+        text + opt_out,
+        text,
+        f"{MARKER} The code graph is current (HEAD {head}) and answers structural "
+        f"questions about {subject} in one call: `{suggestion}`.",
+    )
+
+
+def _symbol_advisory(
+    name: str, head: str, graph: Graph, hit: Hit, *, action: str, opt_out: str
+) -> "Optional[str]":
+    """A name the graph defines: its site(s) as `path:line`, and the command
+    that opens one in one call. Several sites are all listed (as many as fit)
+    and none is presented as *the* answer."""
+    sites = [f"{path}:{line}" for _, path, line, _ in hit.sites]
+    commands = [f"`{_command(arg, graph)}`" for _, _, _, arg in hit.sites]
+    if hit.total == 1:
+        # One node in the graph, not necessarily one definition in the code:
+        # graphify models functions, classes and methods, not properties,
+        # overloads or a name defined twice under one node id (measured on zod
+        # and click: `shape` has 12 definitions, the graph holds one).
         text = (
-            f"{MARKER} The code graph is current (HEAD {_short(graph.head) or 'unknown'}) and "
-            f"answers structural questions about {subject} ({what}) in one call: "
-            f"`{_suggestion(call, graph)}`. {action}; metadata.skip_graphify_nudge=true "
-            "marks a semantic query."
+            f"{MARKER} The code graph (current, HEAD {head}) holds one definition of {name}, "
+            f"at {sites[0]}, and no properties, overloads or redefinitions, so it is not the "
+            f"only one if the code has those. Callers, callees and dependents in one call: "
+            f"{commands[0]}."
         )
-        if len(text.encode()) > MAX_ADVISORY_BYTES:
-            text = f"{MARKER} The code graph is current: `{_suggestion(call, graph)}`."
-    return text if len(text.encode()) <= MAX_ADVISORY_BYTES else None
+        return _first_fit(
+            f"{text} {action}{opt_out}",
+            f"{text} {action}",
+            text,
+            f"{MARKER} The code graph holds one definition of {name}, at {sites[0]} (not the "
+            f"only one if the code has properties or overloads of it): {commands[0]}.",
+        )
+    candidates = []
+    for shown in range(min(len(sites), 6), 0, -1):
+        more = f" and {hit.total - shown} more" if hit.total > shown else ""
+        for with_commands in sorted({min(shown, 2), 1}, reverse=True):
+            text = (
+                f"{MARKER} The code graph (current, HEAD {head}) defines {name} in {hit.total} "
+                f"places, so the bare name is ambiguous to it: {', '.join(sites[:shown])}{more}. "
+                f"Name the one you mean: {' or '.join(commands[:with_commands])}."
+            )
+            candidates += [f"{text} {action}", text]
+    return _first_fit(*candidates)
 
 
 def _hook_output(context: str) -> str:
@@ -1308,162 +2182,257 @@ def _hook_output(context: str) -> str:
 
 
 # ---------------------------------------------------------------------------
-# The pipeline
+# 9. Record: telemetry lines and the self-disable budget
+
+
+def _base(hook: "dict[str, object]", settings: _Settings, event: str) -> "dict[str, object]":
+    return {
+        "v": SCHEMA_VERSION,
+        "ts": round(time.time(), 3),
+        "event": event,
+        "session": _cut(_str(hook.get("session_id")) or ""),
+        "mode": settings.mode,
+    }
+
+
+def _record_call(
+    turn: "_Turn", call: Call, judged: "Optional[tuple[Optional[_Index], Optional[Hit]]]",
+    decision: "Optional[str]", reason: "Optional[str]",
+) -> None:  # fmt: skip
+    """One `call` line (docs/telemetry.md). `judged` is (index, hit) for a trigger
+    that was judged against the graph, None for any other call."""
+    graph = turn.graph
+    index, hit = judged or (None, None)
+    turn.record(
+        "call",
+        kind=call.kind,
+        trigger=call.trigger,
+        via=call.via,
+        target=_cut(call.target, 2 * MAX_FIELD_CHARS),
+        symbols=[_cut(s) for s in call.symbols[:16]],
+        graph=graph.state if judged else None,
+        stale_by=graph.stale_by if judged else None,
+        built_at=((graph.built_at or "")[:7] or None) if judged else None,
+        decision=decision,
+        reason=reason,
+        symbol=_cut(call.symbol),
+        index=index.state if index is not None else None,
+        sites=_sites(index, hit),
+    )
+
+
+def _sites(index: "Optional[_Index]", hit: "Optional[Hit]") -> "Optional[int]":
+    """What the index said: definitions of the symbol (a file: 1), 0 when the
+    graph holds none, None without a current index."""
+    if index is None or index.state != "current":
+        return None
+    if hit is None:
+        return 0
+    return hit.total if hit.kind == "symbol" else 1
+
+
+def _check_budget(turn: "_Turn", started: float, started_cpu: float) -> None:
+    """D-009's 200 ms budget, measured as the hook's *own* cost: its CPU time.
+
+    Wall-clock time measures the machine as much as the hook (on a loaded
+    2-core box one call stretched past 200 ms silenced a whole session), so
+    a slow wall-clock call is only recorded (`slow_call`). Every wait the hook
+    can do is bounded by construction (stdin, locks, `git show`, no blocking
+    opens), so CPU time is what the hook itself controls.
+    """
+    elapsed = time.perf_counter() - started
+    cpu = time.process_time() - started_cpu
+    if cpu <= BUDGET_SECONDS and elapsed <= BUDGET_SECONDS:
+        return
+    timing = {"elapsed_ms": round(elapsed * 1000, 1), "cpu_ms": round(cpu * 1000, 1)}
+    if cpu > BUDGET_SECONDS:
+        turn.store.disable()
+        turn.record("self_disable", **timing, message=SELF_DISABLE_MESSAGE)
+    else:
+        turn.record("slow_call", **timing)
+
+
+# ---------------------------------------------------------------------------
+# 10. The pipeline
+
+
+class _Turn:
+    """One in-scope tool call: its input, the environment, the store, the graph
+    in use, and the fields every telemetry line of the call starts with."""
+
+    __slots__ = ("base", "graph", "hook", "identity", "settings", "store", "where")
+
+    def __init__(self, hook: "dict[str, object]", settings: _Settings, store: Store) -> None:
+        self.hook = hook
+        self.settings = settings
+        self.store = store
+        self.base = _base(hook, settings, "call")
+        agent_type = hook.get("agent_type")
+        self.identity: dict[str, object] = {
+            "agent_type": _cut(agent_type),
+            "agent_id": _cut(_str(hook.get("agent_id")) or str(agent_type)),  # see agent_id
+            "tool": _cut(_str(hook.get("tool_name")) or ""),
+            "tool_use_id": _cut(_str(hook.get("tool_use_id"))),
+            "agent": agent_name(agent_type),
+        }
+        self.graph = find_graph(settings, store.root)  # 5: where it is; its state later
+        graph_dir = self.graph.path[: self.graph.path.rfind("/")] if self.graph.path else None
+        cwd = _absolute(_str(hook.get("cwd")) or ".", store.root)
+        self.where = _Where(store.root, cwd, graph_dir)
+
+    @property
+    def agent_id(self) -> str:
+        """The per-agent key (caps, advised targets): as `agent_id` is recorded."""
+        return _str(self.hook.get("agent_id")) or str(self.hook.get("agent_type"))
+
+    def record(self, event: str, **fields: object) -> None:
+        self.store.append({**self.base, "event": event, **self.identity, **fields})
 
 
 def run(
     raw: bytes,
-    environ: "Mapping[bytes, bytes]",
+    environ: "Mapping[Any, Any]",
     started: "Optional[float]" = None,
     default_mode: "Optional[str]" = None,
+    started_cpu: "Optional[float]" = None,
 ) -> str:
     """Process one hook input; return what the hook prints (usually nothing).
 
     `default_mode` is the registered command's `--mode=` value; the
-    environment's MISHKAN_GRAPHIFY_NUDGE wins over it. Raises on internal
-    errors; main() is the fail-open wrapper.
+    environment's MISHKAN_GRAPHIFY_NUDGE wins over it. `started` and
+    `started_cpu` are perf_counter() and process_time() when the call began
+    (default: now). Raises on internal errors; main() is the fail-open wrapper.
     """
     started = time.perf_counter() if started is None else started
+    started_cpu = time.process_time() if started_cpu is None else started_cpu
     settings = _Settings(environ, default_mode)
-    is_session_start = b"SessionStart" in raw
     # Fast exits before any parsing: most calls are the main thread's (no
-    # agent fields at all), and mode off does nothing but note SessionStart.
-    if not is_session_start and (settings.mode == _OFF or b'"agent_type"' not in raw):
+    # agent fields at all), mode off does nothing but note SessionStart, and
+    # only a lookup's PostToolUse matters (skip parsing big tool output).
+    if b"SessionStart" not in raw and (settings.mode == _OFF or b'"agent_type"' not in raw):
         return ""
     if b"PostToolUse" in raw and b"PreToolUse" not in raw and b"graphify" not in raw:
-        return ""  # only a lookup's PostToolUse matters; skip parsing big tool output
-
-    # 1. parse
-    hook = _parse(raw)
+        return ""
+    hook = _parse(raw)  # 1
     if hook is None:
         return ""
-    event = hook.get("hook_event_name")
-    session = _str(hook.get("session_id")) or ""
-    cwd = _str(hook.get("cwd"))
-    root_text = settings.project_dir or cwd or posix.getcwd()
-    root = _absolute(root_text, posix.getcwd())
-    directory = _absolute(settings.telemetry_dir or DEFAULT_TELEMETRY_DIR, root)
-    store = Store(directory, session)
-    base: dict[str, object] = {
-        "v": SCHEMA_VERSION,
-        "ts": round(time.time(), 3),
-        "event": "",
-        "session": session,
-        "mode": settings.mode,
-    }
+    event = _str(hook.get("hook_event_name"))
+    store = Store(settings, _project_root(settings, hook), _str(hook.get("session_id")) or "")  # 2
+    try:
+        if event == "SessionStart":
+            source = _cut(_str(hook.get("source")))
+            store.append({**_base(hook, settings, "session_start"), "source": source})
+            return ""
+        if settings.mode == _OFF or event not in _TOOL_EVENTS:
+            return ""
+        if not in_scope(hook.get("agent_type")) or store.disabled:  # 3
+            return ""
+        turn = _Turn(hook, settings, store)
+        call = _classify(hook.get("tool_name"), hook.get("tool_input"), turn.where)  # 4
+        output = ""
+        if event == "PreToolUse":
+            output = _pre_tool_use(turn, call)  # 5 to 9
+        elif call.kind == "lookup":
+            _lookup_result(turn, failed=event == "PostToolUseFailure")
+        _check_budget(turn, started, started_cpu)  # 9
+        return output
+    finally:
+        store.close()
 
-    if event == "SessionStart":
-        base["event"] = "session_start"
-        base["source"] = _str(hook.get("source"))
-        store.append(base)
-        return ""
-    if settings.mode == _OFF or event not in ("PreToolUse", "PostToolUse"):
-        return ""
 
-    # 2. scope
-    agent_type = hook.get("agent_type")
-    if not in_scope(agent_type) or store.disabled:
-        return ""
-    agent_id = _str(hook.get("agent_id")) or str(agent_type)
-    tool = _str(hook.get("tool_name")) or ""
-    tool_input = hook.get("tool_input")
-    identity: dict[str, object] = {
-        "agent_type": agent_type,
-        "agent_id": agent_id,
-        "tool": tool,
-        "tool_use_id": _str(hook.get("tool_use_id")),
-    }
-
-    # 3. trigger
-    graph = find_graph(settings, root)
-    graph_dir = graph.path[: graph.path.rfind("/")] if graph.path else None
-    where = _Where(root, _absolute(cwd or ".", root), graph_dir)
-    call = _classify(tool, tool_input, where)
+def _pre_tool_use(turn: _Turn, call: Call) -> str:
+    """Judge one PreToolUse (sections 5 to 9); return at most one advisory."""
+    store, graph = turn.store, turn.graph
+    opt_out = _opt_out(turn.hook.get("tool_input"))
+    judged = call.trigger and not opt_out
+    index: Optional[_Index] = None
+    hit: Optional[Hit] = None
+    if judged:
+        graph_state(graph, store.root, store, call.target if call.kind == "read" else None)  # 5
+        index, hit = _look_up(store, graph, call)  # 6
+    if call.kind == "lookup" or call.trigger:
+        store.load_state()
+    if call.kind == "lookup":
+        names, files = _lookup_memory(call.symbols, turn.where)
+        store.remember("symbols", names)
+        store.remember("files", files)
+    agent = store.agent(turn.agent_id) if call.trigger else {}
+    advised = agent.get("advised")
+    decision, reason = decide(  # 7
+        call, graph=graph, settings=turn.settings, opt_out=opt_out, agent=agent,
+        consulted=_consulted(call, store) if call.trigger else None,
+        index_state=index.state if index is not None else None, hit=hit,
+        advised=isinstance(advised, list) and _memo(_advised_key(call)) in advised,
+    )  # fmt: skip
     output = ""
-
-    if event == "PostToolUse":
-        if call.kind == "lookup":
-            files = _files_named(_response_text(hook.get("tool_response")), where)
-            store.remember("files", files)
-            store.append({**base, "event": "lookup_result", **identity, "files": len(files)})
-    else:
-        metadata = tool_input.get("metadata") if isinstance(tool_input, dict) else None
-        opt_out = isinstance(metadata, dict) and metadata.get("skip_graphify_nudge") is True
-        if call.kind == "lookup":
-            names, files = _lookup_memory(call.symbols, where)
-            store.remember("symbols", names)
-            store.remember("files", files)
-
-        # 4. graph state (only triggers pay for it)
-        if call.trigger and not opt_out:
-            read_file = call.target if call.kind == "read" else None
-            graph_state(graph, root, store, read_file)
-
-        # 5. decision
-        agent = store.agent(agent_id) if call.trigger else {}
-        consulted = _consulted(call, store) if call.trigger else None
-        decision, reason = decide(
-            call, graph=graph, settings=settings, opt_out=opt_out, agent=agent, consulted=consulted
-        )
-        if decision == "nudge":
-            text = advisory(call, graph)
-            if text is None:
-                decision, reason = "silent", "too_long"
-            else:
-                output = _hook_output(text)
-                nudges = agent.get("nudges")
-                agent["nudges"] = (nudges if isinstance(nudges, int) else 0) + 1
-                if graph.state != "fresh":
-                    shown = agent.get("shown")
-                    agent["shown"] = (shown if isinstance(shown, list) else []) + [graph.state]
-                store.mark_dirty()
-
-        # 6. telemetry
-        trigger = call.trigger
-        store.append(
-            {
-                **base,
-                "event": "call",
-                **identity,
-                "kind": call.kind,
-                "trigger": trigger,
-                "via": call.via,
-                "target": call.target,
-                "symbols": list(call.symbols),
-                "graph": graph.state if trigger and not opt_out else None,
-                "stale_by": graph.stale_by if trigger else None,
-                "built_at": (graph.built_at or "")[:7] or None if trigger else None,
-                "decision": decision,
-                "reason": reason,
-            }
-        )
-    store.flush()
-
-    elapsed = time.perf_counter() - started
-    if elapsed > BUDGET_SECONDS:
-        store.disable()
-        store.append(
-            {
-                **base,
-                "event": "self_disable",
-                "agent_type": agent_type,
-                "agent_id": agent_id,
-                "elapsed_ms": round(elapsed * 1000, 1),
-                "message": SELF_DISABLE_MESSAGE,
-            }
-        )
+    if decision == "nudge":
+        text = advisory(call, graph, hit)  # 8
+        if text is None:
+            decision, reason = "silent", "too_long"
+        else:
+            _count_nudge(agent, graph, call)
+            store.mark_dirty()
+            output = _hook_output(text)
+    if not store.save_state() and output:
+        output, decision, reason = "", "silent", "unrecorded"  # never nudge what cannot count
+    _record_call(turn, call, (index, hit) if judged else None, decision, reason)  # 9
     return output
+
+
+def _look_up(store: Store, graph: Graph, call: Call) -> "tuple[_Index, Optional[Hit]]":
+    """Section 6 for one trigger: the index state, and what it holds for the target."""
+    index = open_index(store, graph)
+    if index.state != "current":
+        return index, None
+    try:
+        return index, _index_hit(index, call)
+    except OSError:
+        index.state = "unreadable"
+        return index, None
+    finally:
+        posix.close(index.fd)
+
+
+def _count_nudge(agent: "dict[str, object]", graph: Graph, call: Call) -> None:
+    """The nudge accounting: the cap, the once-per-state advisories, the target advised."""
+    nudges = agent.get("nudges")
+    agent["nudges"] = (nudges if isinstance(nudges, int) else 0) + 1
+    if graph.state != "fresh":
+        shown = agent.get("shown")
+        known = [s for s in shown if isinstance(s, str)] if isinstance(shown, list) else []
+        agent["shown"] = [*known[-4:], graph.state]
+    advised = agent.get("advised")
+    known = [a for a in advised if isinstance(a, str)] if isinstance(advised, list) else []
+    agent["advised"] = [*known, _memo(_advised_key(call))][-MAX_ADVISED:]
+
+
+def _lookup_result(turn: _Turn, failed: bool) -> None:
+    """A lookup finished (PostToolUse) or exited non-zero (PostToolUseFailure,
+    whose `error` holds "Exit code N" and the output): remember the files it named."""
+    hook = turn.hook
+    text = (_str(hook.get("error")) or "") if failed else _response_text(hook.get("tool_response"))
+    files = _files_named(text, turn.where)
+    exit_code: Optional[int] = None
+    if failed and text.startswith("Exit code "):
+        digits = text[10:].split("\n", 1)[0].strip()
+        exit_code = int(digits) if digits.isdigit() and len(digits) < 6 else None
+    if files:
+        turn.store.load_state()
+        turn.store.remember("files", files)
+        turn.store.save_state()
+    turn.record("lookup_result", files=len(files), failed=failed, exit_code=exit_code)
 
 
 def guarded_run(
     raw: bytes,
-    environ: "Mapping[bytes, bytes]",
+    environ: "Mapping[Any, Any]",
     started: "Optional[float]" = None,
     default_mode: "Optional[str]" = None,
+    started_cpu: "Optional[float]" = None,
 ) -> str:
     """`run` behind the fail-open contract: any error means no output at all."""
     try:
-        return run(raw, environ, started, default_mode)
+        return run(raw, environ, started, default_mode, started_cpu)
     except BaseException:
         return ""
 
@@ -1484,13 +2453,339 @@ def main() -> "NoReturn":
     than importing this module costs (bench/). Call ``run`` in-process instead.
     """
     try:
-        output = guarded_run(_read_stdin(), posix.environ, _STARTED, _argv_mode(sys.argv))
+        output = guarded_run(
+            _read_stdin(), posix.environ, _STARTED, _argv_mode(sys.argv), _STARTED_CPU
+        )
         if output:
             posix.write(1, output.encode("ascii") + b"\n")
     except BaseException:  # fail open: a closed stdout, a signal, anything
         pass
     finally:
         posix._exit(0)
+
+
+# ---------------------------------------------------------------------------
+# 11. Building the index (off the hot path: a detached process, or `mishkan graph-index`)
+#
+# It reads graph.json with json and mirrors graphify 0.9.96's own resolution
+# rules (graphify/serve.py: `_find_node_tiers`, `_resolve_path_scoped_symbol`,
+# `_tier_refusal`) to choose, for every definition, an `explain` argument
+# that resolves to exactly that node: `path::name` when that is unique, else
+# the node id. tests/e2e/test_e2e_advice.py checks every choice on a real
+# graph against graphify itself.
+
+
+class GraphIndexError(Exception):
+    """No graph, or a graph the index cannot be built from (one line, for exit 2)."""
+
+
+def build_graph_index(environ: "Environ", root: str) -> str:
+    """Build the index for the graph the hook would use in `root`, synchronously
+    (`mishkan graph-index`). Returns "built" or "current"; raises GraphIndexError."""
+    settings = _settings_of(environ)
+    root = _absolute(root, posix.getcwd())
+    graph = find_graph(settings, root)
+    if graph.path is None:
+        raise GraphIndexError(
+            f"no graph: none of {', '.join(graph_candidates(settings, root))} is a file"
+        )
+    store = Store(settings, root, "")
+    try:
+        directory = store.directory(INDEX_DIR)
+        if directory is None:
+            where = settings.telemetry_dir or f"{root}/{DEFAULT_TELEMETRY_DIR}"
+            raise GraphIndexError(f"cannot open the index directory under {where}")
+        return _build_locked(graph.path, directory, wait=True)
+    finally:
+        store.close()
+
+
+def index_main() -> "NoReturn":
+    """The detached builder the hook spawns: argv is the hooks dir, the graph
+    path and the inherited descriptor of the index directory. Low priority,
+    bounded in time, silent, exit 0 or 1."""
+    code = 1
+    try:
+        graph_path, directory = sys.argv[2], int(sys.argv[3])
+        posix.closerange(3, directory)
+        posix.closerange(directory + 1, 1 << 16)
+        import signal
+
+        signal.alarm(INDEX_BUILD_SECONDS)  # never outlive a stuck build
+        posix.nice(10)
+        _build_locked(graph_path, directory, wait=False)
+        code = 0
+    except BaseException:
+        pass
+    finally:
+        posix._exit(code)
+
+
+def _graph_key_of(path: str) -> str:
+    st = _stat(path)
+    if st is None or st.st_mode & _S_IFMT != _S_IFREG:
+        raise GraphIndexError(f"{path}: not a regular file")
+    return _graph_key(_built_at_commit(path), st.st_size, st.st_mtime_ns)
+
+
+def _build_locked(graph_path: str, directory: int, wait: bool) -> str:
+    """Build under `<name>.lock`: one builder at a time per graph; a second
+    one (wait=False) leaves at once, and anyone finds the work already done."""
+    name = _index_name(graph_path)
+    fd = posix.open(f"{name}.lock", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
+    try:
+        if not _is_regular(fd):
+            raise GraphIndexError("the index lock is not a regular file")
+        if wait:
+            posix.lockf(fd, posix.F_LOCK, 0)
+        elif not _lock(fd, 0):
+            return "busy"
+        key = _graph_key_of(graph_path)
+        if _index_key(directory, name) == key:
+            return "current"
+        _write_small(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
+        try:
+            nodes = _load_nodes(graph_path)
+            lines = _index_lines(nodes)
+            if _graph_key_of(graph_path) != key:
+                raise GraphIndexError(f"{graph_path} changed while it was read")
+        except (GraphIndexError, OSError, ValueError, MemoryError, RecursionError) as exc:
+            _write_small(f"{name}.attempt", f"{key}\tfailed: {exc}"[:400].encode(), directory)
+            raise GraphIndexError(f"{graph_path}: {exc}") from None
+        header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\n".encode()
+        _write_index(f"{name}.idx", header + b"".join(line + b"\n" for line in lines), directory)
+        _write_small(f"{name}.attempt", f"{key}\tbuilt".encode(), directory)
+        return "built"
+    finally:
+        posix.close(fd)
+
+
+def _write_index(name: str, data: bytes, directory: int) -> None:
+    """Write a temporary file and rename it into place: readers see the old
+    index or the new one, never half of one."""
+    temp = f".{name}.{posix.getpid()}.tmp"
+    fd = posix.open(temp, _WRITE | posix.O_WRONLY | posix.O_TRUNC, 0o600, dir_fd=directory)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[posix.write(fd, view) :]
+        posix.close(fd)
+        posix.rename(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+    except BaseException:
+        try:
+            posix.unlink(temp, dir_fd=directory)
+        except OSError:
+            pass
+        raise
+
+
+def _load_nodes(graph_path: str) -> "list[dict[str, Any]]":
+    import json
+
+    data = _read_file(graph_path, INDEX_MAX_GRAPH_BYTES)
+    if data is None:
+        raise GraphIndexError(
+            f"unreadable, not a regular file, or over {INDEX_MAX_GRAPH_BYTES >> 20} MiB"
+        )
+    graph = json.loads(data)
+    nodes = graph.get("nodes") if isinstance(graph, dict) else None
+    if not isinstance(nodes, list):
+        raise GraphIndexError("no `nodes` list: not a graphify graph.json")
+    return [node for node in nodes if isinstance(node, dict) and isinstance(node.get("id"), str)]
+
+
+def _index_lines(nodes: "list[dict[str, Any]]") -> "list[bytes]":
+    """The sorted body lines of the index for these graph nodes (section 6)."""
+    resolver = _Resolver(nodes)
+    lines: list[bytes] = []
+    for path in sorted(resolver.files):
+        arg = resolver.file_argument(path)
+        if arg is not None:
+            lines.append(f"f\t{path}\t{arg}".encode())
+    by_name: dict[str, list[tuple[tuple[int, int, str, int], list[object]]]] = {}
+    for i, name, path, line in resolver.definitions():
+        arg = resolver.symbol_argument(i, name, path)
+        if arg is None:
+            continue
+        row: list[object] = [name, path, line, arg, resolver.ids[i]]
+        by_name.setdefault(name.lower(), []).append((_site_rank(path, line), row))
+    for key, ranked in by_name.items():
+        ranked.sort(key=lambda pair: pair[0])
+        rows = [row for _, row in ranked[:INDEX_MAX_SITES]]
+        payload = _dumps([len(ranked), rows])
+        lines.append(f"s\t{key}\t{payload}".encode())
+    lines.sort()
+    return lines
+
+
+def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
+    """Project source first, tests and generated declarations (.d.ts) last."""
+    lowered = "/" + path.lower()
+    test = any(mark in lowered for mark in ("/test", "_test.", ".test.", ".spec.", "/spec/"))
+    generated = any(lowered.endswith(ext) for ext in (".d.ts", ".d.cts", ".d.mts"))
+    return (int(test), int(generated), path, line)
+
+
+_SAFE_TEXT_BAD: "Final" = frozenset("`'\"\\\t\n\r")
+# Source files whose nodes are definitions. graphify also turns the keys of
+# package.json and other data files into `code` nodes (`type` in zod's
+# package.json); those define nothing an agent greps for.
+_CODE_EXTENSIONS: "Final" = TRIGGER_EXTENSIONS | frozenset(
+    {".pyi", ".mts", ".cts", ".kt", ".kts", ".scala", ".c", ".h", ".cc", ".cpp", ".cxx", ".hpp",
+     ".hh", ".cs", ".swift", ".lua", ".zig", ".ex", ".exs", ".jl", ".m", ".mm", ".groovy",
+     ".dart", ".vue", ".svelte", ".sh", ".bash", ".ps1", ".f90", ".v", ".sv", ".erl", ".hs"}
+)  # fmt: skip
+
+
+def _safe(text: str) -> bool:
+    """Graph content is repository content: only plain printable text reaches an advisory."""
+    return (
+        bool(text)
+        and text.isprintable()
+        and not text.startswith("-")
+        and not (_SAFE_TEXT_BAD & set(text))
+        and len(text) <= 1024
+    )
+
+
+class _Resolver:
+    """graphify 0.9.96's node matching, reduced to what `explain ARG` needs."""
+
+    def __init__(self, nodes: "list[dict[str, Any]]") -> None:
+        import re
+
+        self._token_re = re.compile(r"[^\W_]+")
+        self._py_qualified = re.compile(
+            r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[.:]([A-Za-z_]\w*)(?:\(\))?$"
+        )
+        self.nodes = nodes
+        self.ids: list[str] = []
+        self.files: set[str] = set()
+        self._by_term: dict[str, list[int]] = {}  # norm/bare label, label tokens, id (lower)
+        self._by_query: dict[str, list[int]] = {}  # norm/bare label, normalised id
+        self._by_label: dict[str, list[int]] = {}  # norm/bare label only
+        self._sources_by_tokens: dict[str, set[str]] = {}
+        self._source: list[tuple[str, str, str]] = []  # (file, tokens, normalised)
+        self._file_node: dict[str, int] = {}  # file -> its own node (label: the base name)
+        for i, node in enumerate(nodes):
+            nid = str(node["id"])
+            label = node.get("label") or ""
+            label = label if isinstance(label, str) else str(label)
+            norm_label = node.get("norm_label") or self._strip(label).lower()
+            norm_label = norm_label if isinstance(norm_label, str) else str(norm_label)
+            bare = norm_label.rstrip("()")
+            tokens = self._tokens(label)
+            source = node.get("source_file") or ""
+            source = source if isinstance(source, str) else str(source)
+            source_tokens = self._tokens(source)
+            self.ids.append(nid)
+            self._source.append((source, source_tokens, self._strip(source).lower().strip()))
+            for key in {norm_label, bare, tokens, nid.lower()}:
+                self._by_term.setdefault(key, []).append(i)
+            nid_norm = nid.lower() if nid.isascii() else self._strip(nid).lower()
+            for key in {norm_label, bare, nid_norm}:
+                self._by_query.setdefault(key, []).append(i)
+            for key in {norm_label, bare}:
+                self._by_label.setdefault(key, []).append(i)
+            if source:
+                self.files.add(source)
+                self._sources_by_tokens.setdefault(source_tokens, set()).add(source)
+                if label and (label == source.rsplit("/", 1)[-1] or source.endswith("/" + label)):
+                    self._file_node.setdefault(source, i)
+
+    @staticmethod
+    def _strip(text: str) -> str:
+        if text.isascii():
+            return text
+        import unicodedata
+
+        nfkd = unicodedata.normalize("NFKD", text)
+        return "".join(c for c in nfkd if not unicodedata.combining(c))
+
+    def _tokens(self, text: str) -> str:
+        return " ".join(self._token_re.findall(self._strip(text).lower()))
+
+    def _exact(self, query: str) -> "set[int]":
+        """graphify's `exact` tier for `query` (label, tokens or id equal)."""
+        term, norm_query = self._tokens(query), self._strip(query).lower().strip()
+        return set(self._by_term.get(term, ())) | set(self._by_query.get(norm_query, ()))
+
+    def _scoped(self, path_part: str, symbol_part: str) -> "set[int]":
+        """`_resolve_path_scoped_symbol`: nodes of a file matching `path_part`
+        whose label or id matches `symbol_part`."""
+        path_tokens = self._tokens(path_part)
+        norm_path = self._strip(path_part).lower().strip()
+        term = self._tokens(symbol_part)
+        candidates = set(self._by_term.get(term, ()))
+        candidates |= set(self._by_label.get(self._strip(symbol_part).lower().strip(), ()))
+        out = set()
+        for i in candidates:
+            _, tokens, normalised = self._source[i]
+            if (
+                tokens == path_tokens
+                or normalised == norm_path
+                or (norm_path and normalised.endswith("/" + norm_path))
+                or (path_tokens and tokens.endswith(" " + path_tokens))
+            ):
+                out.add(i)
+        return out
+
+    def _py_scoped(self, query: str) -> "set[int]":
+        match = self._py_qualified.match(query.strip())
+        if not match:
+            return set()
+        module = match.group(1).replace(".", "/")
+        for path_part in (f"{module}.py", f"{module}/__init__.py"):
+            found = self._scoped(path_part, match.group(2))
+            if found:
+                return found
+        return set()
+
+    def definitions(self) -> "list[tuple[int, str, str, int]]":
+        """(node, name, file, line) for every code node that defines a name."""
+        out = []
+        for i, node in enumerate(self.nodes):
+            source = self._source[i][0]
+            location = node.get("source_location")
+            label = node.get("label")
+            if node.get("file_type") != "code" or not source or not isinstance(label, str):
+                continue
+            if not (isinstance(location, str) and location[:1] == "L" and location[1:].isdigit()):
+                continue
+            if label == source.rsplit("/", 1)[-1] or source.endswith("/" + label):
+                continue  # the file's own node
+            name = label[1:] if label.startswith(".") else label
+            name = name[:-2] if name.endswith("()") else name
+            if _is_name(name) and _safe(source) and _extension(source) in _CODE_EXTENSIONS:
+                out.append((i, name, source, int(location[1:])))
+        return out
+
+    def _id_resolves(self, i: int) -> bool:
+        nid = self.ids[i]
+        if not _safe(nid) or "::" in nid or self._py_qualified.match(nid.strip()):
+            return False
+        if self._sources_by_tokens.get(self._tokens(nid)):
+            return False  # the id reads as a file path: the source tier wins
+        return self._exact(nid) == {i}
+
+    def symbol_argument(self, i: int, name: str, path: str) -> "Optional[str]":
+        """`path::name` when graphify resolves it to node i alone, else the node id."""
+        scoped = f"{path}::{name}"
+        if ":" not in path and not self._exact(scoped) and self._scoped(path, name) == {i}:
+            return scoped
+        return self.ids[i] if self._id_resolves(i) else None
+
+    def file_argument(self, path: str) -> "Optional[str]":
+        """ "" when `graphify explain PATH` resolves within this file, else the
+        file node's id, else None (the file is then left out: no advice)."""
+        if not _safe(path) or ":" in path:
+            return None
+        tier = self._sources_by_tokens.get(self._tokens(path), set())
+        py_qualified = self._py_qualified.match(path.strip()) and not self._exact(path)
+        if tier == {path} and not (py_qualified and self._py_scoped(path)):
+            return ""
+        i = self._file_node.get(path)
+        return self.ids[i] if i is not None and self._id_resolves(i) else None
 
 
 if __name__ == "__main__":

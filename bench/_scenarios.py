@@ -293,7 +293,11 @@ class Fixture:
 
     @property
     def commit_time_cache(self) -> Path:
-        return self.telemetry_dir / ".state" / "commit-times.json"
+        return self.telemetry_dir / ".state" / ".commit-times.json"
+
+    @property
+    def index_dir(self) -> Path:
+        return self.telemetry_dir / ".index"
 
 
 def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES) -> Fixture:
@@ -316,9 +320,14 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
         return Fixture(name, root, head, graph, "linked worktree: .git is a file, commondir")
     first, head = make_repo(root)
     graph = root / GRAPH_DIR / "graph.json"
-    if name in ("fresh", "session10k"):
+    if name in ("fresh", "session10k", *INDEX_STATES):
         write_graph(graph, head, FRESH_GRAPH_TIME)
-        return Fixture(name, root, head, graph)
+        note = {"index_missing": "no index yet, its build already started (attempt recorded)",
+                "index_spawn": "no index and no attempt before each call: every call starts "
+                "the detached builder",
+                "index_outdated": "an index of another version of the graph (rebuild started)",
+                }.get(name, "")  # fmt: skip
+        return Fixture(name, root, head, graph, note)
     if name == "stale":
         write_graph(graph, first, FRESH_GRAPH_TIME)
         return Fixture(name, root, head, graph, f"built_at_commit {first[:7]}, HEAD {head[:7]}")
@@ -337,7 +346,64 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     raise ValueError(f"unknown fixture {name!r}")
 
 
-FIXTURES = ("fresh", "stale", "absent", "nobuilt", "big", "packed", "worktree", "session10k")
+#: fixtures whose index is deliberately not current (every other graph gets
+#: its index built by `build_index` before it is timed)
+INDEX_STATES = ("index_missing", "index_spawn", "index_outdated")
+FIXTURES = (
+    "fresh", "stale", "absent", "nobuilt", "big", "packed", "worktree", "session10k",
+    *INDEX_STATES,
+)  # fmt: skip
+
+# Run by the interpreter under test: builds the hook's graph index of one
+# fixture (what `mishkan graph-index` does), then, for the index_* fixtures,
+# puts it in the state the fixture is named after.
+INDEX_DRIVER = r"""
+import sys
+sys.path.insert(0, sys.argv[1])
+import graphify_nudge as g
+root, state = sys.argv[2], sys.argv[3]
+env = {b"CLAUDE_PROJECT_DIR": root.encode()}
+if not hasattr(g, "build_graph_index"):  # a hook from before the index: nothing to build
+    print("no index in this hook")
+    sys.exit(0)
+print(g.build_graph_index(env, root))
+graph = g.find_graph(env, root)
+directory = root + "/.mishkan/telemetry/.index/"
+name = directory + g._index_name(graph.path)
+if state in ("index_missing", "index_spawn"):
+    import os
+    os.unlink(name + ".idx")
+if state == "index_outdated":
+    data = open(name + ".idx", "rb").read()
+    head, rest = data.split(b"\n", 1)
+    fields = head.split(b"\t")
+    fields[1] = b"0" * 40 + b":1"  # built for another graph
+    open(name + ".idx", "wb").write(b"\t".join(fields) + b"\n" + rest)
+if state in ("index_missing", "index_outdated"):
+    key = g._graph_key(g._built_at_commit(graph.path), graph.size, graph.mtime_ns)
+    open(name + ".attempt", "wb").write(key.encode() + b"\tspawned")
+"""
+
+
+def build_index(fixture: Fixture, python: str, hooks_dir: Path) -> str:
+    """Build (and for the index_* fixtures, stage) the fixture's graph index."""
+    if fixture.graph is None:
+        return "no graph"
+    out = subprocess.run(
+        [python, "-I", "-S", "-c", INDEX_DRIVER, str(hooks_dir), str(fixture.root), fixture.name],
+        check=True,
+        cwd=fixture.root,
+        capture_output=True,
+        timeout=1800,
+    )
+    return out.stdout.decode().strip()
+
+
+def reset_index_attempt(fixture: Fixture) -> None:
+    """index_spawn: no index, no attempt, so the next call spawns the builder."""
+    for path in fixture.index_dir.glob("*"):
+        if path.suffix in (".idx", ".attempt"):
+            path.unlink()
 
 
 # ---------------------------------------------------------------------------
@@ -354,8 +420,10 @@ class Scenario:
 
     ``session``: "fixed" reuses one session (and agent) for every call of an
     arm; "fresh" gives every call its own session, so that in advise mode each
-    call is a first call and prints its advisory (the heavier path: caps and
-    shown-once rules would otherwise silence it after a few calls).
+    call is a first call and prints its advisory (the heavier path: caps,
+    shown-once and once-per-target rules would otherwise silence it after a
+    few calls); "agents" keeps the session but gives every call a new agent
+    (a busy session's state is read, and each call still advises).
     ``expect``: "advisory" (stdout is the additionalContext JSON) or "silent".
     ``extra_env``: more environment for every arm of this scenario.
     """
@@ -375,6 +443,7 @@ class Scenario:
     naive_calls: int | None = None
     tool_response: Callable[[str], object] | None = field(default=None, compare=False)
     extra_env: tuple[tuple[str, str], ...] = ()
+    index_spawn: bool = False
     what: str = ""
 
     @property
@@ -439,192 +508,91 @@ def _both(**kw: Any) -> list[Scenario]:
     ]
 
 
+def _read_post(root: str) -> object:
+    return {
+        "type": "text",
+        "file": {
+            "filePath": f"{root}/src/app.py",
+            "content": SOURCE_FILES["src/app.py"],
+            "numLines": 5,
+            "startLine": 1,
+            "totalLines": 5,
+        },
+    }
+
+
+def _grep_missing(root: str) -> dict[str, Any]:
+    return {"pattern": "not_in_this_graph", "path": root, "output_mode": "content"}
+
+
+PRE, POST, START = "PreToolUse", "PostToolUse", "SessionStart"
+BOTH = "both"  # telemetry mode (one session) and advise mode (a fresh session per call)
+ArgsFn = Callable[[str], dict[str, Any]]
+
+#: Every measured situation, one row each:
+#: (name, modes, fixture, event, tool, tool arguments, more Scenario fields, what).
+#: `modes` BOTH expands to a telemetry arm and an advise arm (see `_both`).
+SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, Any], str], ...] = (
+    ("out_of_scope", "advise", "fresh", PRE, "Read", _read_app,
+     {"agent": OUT_OF_SCOPE_AGENT, "naive": True}, "Read of a .py by agent_type hiram: no-op"),
+    ("main_thread", "advise", "fresh", PRE, "Read", _read_app,
+     {"agent": None}, "Read of a .py with no agent_type: no-op"),
+    ("read_fresh", BOTH, "fresh", PRE, "Read", _read_app,
+     {"peer": READ, "naive": True}, "Read trigger, graph fresh (built_at_commit == HEAD)"),
+    ("grep_stale", BOTH, "stale", PRE, "Grep", _grep_symbol,
+     {"peer": SEARCH, "naive": True}, "Grep trigger, graph stale by commit"),
+    ("graph_absent", BOTH, "absent", PRE, "Read", _read_app,
+     {"naive": True}, "Read trigger, no graph.json"),
+    ("no_built_at_cold", BOTH, "nobuilt", PRE, "Read", _read_app, {"cold_commit_cache": True},
+     "graph without built_at_commit, HEAD commit-time cache deleted before each call"),
+    ("no_built_at_warm", BOTH, "nobuilt", PRE, "Read", _read_app,
+     {}, "graph without built_at_commit, HEAD commit-time cache warm"),
+    ("bash_trigger", BOTH, "fresh", PRE, "Bash", _bash(BASH_TRIGGER, "Find apply_overlay"),
+     {"peer": SEARCH, "naive": True}, f"Bash `{BASH_TRIGGER}`"),
+    ("bash_non_trigger", "advise", "fresh", PRE, "Bash", _bash(BASH_NON_TRIGGER, "Commit"),
+     {"naive": True}, f"Bash `{BASH_NON_TRIGGER}`: parsed, not a trigger"),
+    ("mode_off", "off", "fresh", PRE, "Read", _read_app,
+     {}, "MISHKAN_GRAPHIFY_NUDGE=off, Read trigger"),
+    ("session_start", "telemetry", "fresh", START, None, _none,
+     {"session": "fresh"}, "SessionStart (records session_start)"),
+    ("session_start", "off", "fresh", START, None, _none,
+     {"session": "fresh"}, "SessionStart with the hook off (still recorded)"),
+    ("post_lookup", "advise", "fresh", POST, "Bash", _bash(LOOKUP, "Ask the graph"),
+     {"tool_response": _lookup_response}, "PostToolUse of a graphify lookup (lookup_result)"),
+    ("post_other", "advise", "fresh", POST, "Read", _read_app,
+     {"tool_response": _read_post}, "PostToolUse of a Read"),
+    ("session_10k", BOTH, "session10k", PRE, "Read", _read_app,
+     {"session": "agents"},
+     "Read trigger by a new agent of a session with >= 10,000 earlier events"),
+    ("graph_50mb", BOTH, "big", PRE, "Read", _read_app,
+     {"naive": True, "naive_calls": 20}, "Read trigger, 50 MiB graph.json, its index current"),
+    ("index_50mb", BOTH, "big", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger answered from the index of a 50 MiB graph (a unique definition)"),
+    ("index_not_in_graph", BOTH, "fresh", PRE, "Grep", _grep_missing,
+     {"expect": "silent"}, "Grep of a name the graph does not hold: silent, not_in_graph"),
+    ("index_missing", BOTH, "index_missing", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger, no index yet (its build already started)"),
+    ("index_spawn", BOTH, "index_spawn", PRE, "Grep", _grep_symbol,
+     {"index_spawn": True}, "Grep trigger, no index: every call spawns the detached builder"),
+    ("index_outdated", BOTH, "index_outdated", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger, index of another graph version (its rebuild already started)"),
+    ("packed_refs", BOTH, "packed", PRE, "Read", _read_app,
+     {}, "Read trigger, HEAD's branch only in packed-refs"),
+    ("worktree", BOTH, "worktree", PRE, "Read", _read_app,
+     {}, "Read trigger in a linked worktree"),
+)  # fmt: skip
+
+
 def all_scenarios() -> list[Scenario]:
-    pre = "PreToolUse"
-    s: list[Scenario] = [
-        Scenario(
-            "out_of_scope",
-            "advise",
-            "fresh",
-            pre,
-            "Read",
-            _read_app,
-            agent=OUT_OF_SCOPE_AGENT,
-            naive=True,
-            what="Read of a .py by agent_type hiram: no-op",
-        ),
-        Scenario(
-            "main_thread",
-            "advise",
-            "fresh",
-            pre,
-            "Read",
-            _read_app,
-            agent=None,
-            what="Read of a .py with no agent_type: no-op",
-        ),
-        *_both(
-            name="read_fresh",
-            fixture="fresh",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            peer=READ,
-            naive=True,
-            what="Read trigger, graph fresh (built_at_commit == HEAD)",
-        ),
-        *_both(
-            name="grep_stale",
-            fixture="stale",
-            event=pre,
-            tool_name="Grep",
-            tool_args=_grep_symbol,
-            peer=SEARCH,
-            naive=True,
-            what="Grep trigger, graph stale by commit",
-        ),
-        *_both(
-            name="graph_absent",
-            fixture="absent",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            naive=True,
-            what="Read trigger, no graph.json",
-        ),
-        *_both(
-            name="no_built_at_cold",
-            fixture="nobuilt",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            cold_commit_cache=True,
-            what="graph without built_at_commit, HEAD commit-time cache deleted before each call",
-        ),
-        *_both(
-            name="no_built_at_warm",
-            fixture="nobuilt",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            what="graph without built_at_commit, HEAD commit-time cache warm",
-        ),
-        *_both(
-            name="bash_trigger",
-            fixture="fresh",
-            event=pre,
-            tool_name="Bash",
-            tool_args=_bash(BASH_TRIGGER, "Find apply_overlay"),
-            peer=SEARCH,
-            naive=True,
-            what=f"Bash `{BASH_TRIGGER}`",
-        ),
-        Scenario(
-            "bash_non_trigger",
-            "advise",
-            "fresh",
-            pre,
-            "Bash",
-            _bash(BASH_NON_TRIGGER, "Commit"),
-            naive=True,
-            what=f"Bash `{BASH_NON_TRIGGER}`: parsed, not a trigger",
-        ),
-        Scenario(
-            "mode_off",
-            "off",
-            "fresh",
-            pre,
-            "Read",
-            _read_app,
-            what="MISHKAN_GRAPHIFY_NUDGE=off, Read trigger",
-        ),
-        Scenario(
-            "session_start",
-            "telemetry",
-            "fresh",
-            "SessionStart",
-            None,
-            _none,
-            session="fresh",
-            what="SessionStart (records session_start)",
-        ),
-        Scenario(
-            "session_start",
-            "off",
-            "fresh",
-            "SessionStart",
-            None,
-            _none,
-            session="fresh",
-            what="SessionStart with the hook off (still recorded)",
-        ),
-        Scenario(
-            "post_lookup",
-            "advise",
-            "fresh",
-            "PostToolUse",
-            "Bash",
-            _bash(LOOKUP, "Ask the graph"),
-            tool_response=_lookup_response,
-            what="PostToolUse of a graphify lookup (records lookup_result)",
-        ),
-        Scenario(
-            "post_other",
-            "advise",
-            "fresh",
-            "PostToolUse",
-            "Read",
-            _read_app,
-            tool_response=lambda root: {
-                "type": "text",
-                "file": {
-                    "filePath": f"{root}/src/app.py",
-                    "content": SOURCE_FILES["src/app.py"],
-                    "numLines": 5,
-                    "startLine": 1,
-                    "totalLines": 5,
-                },
-            },
-            what="PostToolUse of a Read",
-        ),
-        *_both(
-            name="session_10k",
-            fixture="session10k",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            session="fixed",
-            extra_env=(("MISHKAN_GRAPHIFY_NUDGE_CAP", "1000000"),),
-            what="Read trigger by an agent of a session with >= 10,000 earlier events",
-        ),
-        *_both(
-            name="graph_50mb",
-            fixture="big",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            naive=True,
-            naive_calls=20,
-            what="Read trigger, 50 MiB graph.json",
-        ),
-        *_both(
-            name="packed_refs",
-            fixture="packed",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            what="Read trigger, HEAD's branch only in packed-refs",
-        ),
-        *_both(
-            name="worktree",
-            fixture="worktree",
-            event=pre,
-            tool_name="Read",
-            tool_args=_read_app,
-            what="Read trigger in a linked worktree",
-        ),
-    ]
-    return s
+    out: list[Scenario] = []
+    for name, modes, fixture, event, tool, args, options, what in SCENARIO_TABLE:
+        fields = {"fixture": fixture, "event": event, "tool_name": tool, "tool_args": args,
+                  "what": what, **options}  # fmt: skip
+        if modes == BOTH:
+            out += _both(name=name, **fields)
+        else:
+            out.append(Scenario(name=name, mode=modes, **fields))
+    return out
 
 
 @dataclass
@@ -643,6 +611,8 @@ class CallMaker:
         session, agent_id = self.fixed_session, self.fixed_agent
         if sc.session == "fresh":
             session, agent_id = new_session_id(), new_agent_id()
+        elif sc.session == "agents":
+            agent_id = new_agent_id()
         if sc.event == "SessionStart":
             return encode(session_start_input(self.root, session))
         assert sc.tool_name is not None

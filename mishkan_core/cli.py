@@ -34,6 +34,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
         "mishkan_core.sprint_close",
         "D-009 sprint close: re-extract the graph, write the conformance report artifact",
     ),
+    "graph-index": ("mishkan_core.graph_index", "build the hook's index of the code graph now"),
 }
 
 

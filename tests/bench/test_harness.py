@@ -91,7 +91,10 @@ def test_call_maker_sessions() -> None:
     assert len({c["session_id"] for c in fixed}) == 1
     assert len({c["agent_id"] for c in fixed}) == 1
     assert len({c["session_id"] for c in fresh}) == 3
-    assert set(by_policy) == {"fixed", "fresh"}
+    agents = by_policy["agents"]  # one busy session, a new agent per call
+    assert len({c["session_id"] for c in agents}) == 1
+    assert len({c["agent_id"] for c in agents}) == 3
+    assert set(by_policy) == {"fixed", "fresh", "agents"}
     raw = sc.CallMaker(sc.all_scenarios()[0], "/r").next()
     assert b", " not in raw and b": " not in raw  # compact, like JSON.stringify
 
@@ -114,6 +117,12 @@ def test_scenarios_cover_the_issue() -> None:
         "graph_50mb/advise",
         "packed_refs/advise",
         "worktree/advise",
+        # issue 10: an index lookup for a 50 MiB graph; a missing/outdated index
+        "index_50mb/advise",
+        "index_not_in_graph/advise",
+        "index_missing/advise",
+        "index_spawn/advise",
+        "index_outdated/advise",
     ):
         assert name in keys
     assert len(keys) == len(sc.all_scenarios())  # no duplicate keys
@@ -173,6 +182,27 @@ def test_fixtures(tmp_path: Path) -> None:
     gitdir = Path((wt / ".git").read_text().split(":", 1)[1].strip())
     assert (gitdir / "commondir").is_file()
     assert _tail(wt / ".graphify" / "graph.json")["built_at_commit"] == fx["worktree"].head
+
+
+def test_index_fixtures_are_staged(tmp_path: Path) -> None:
+    """Every graph gets its index before it is timed; the index_* fixtures are
+    put in the state they are named after (with the repo's own hook)."""
+    hooks = Path(__file__).resolve().parents[2]
+    index_of = {}
+    for name in ("fresh", *sc.INDEX_STATES):
+        fixture = sc.build_fixture(name, tmp_path)
+        assert sc.build_index(fixture, sys.executable, hooks) in ("built", "current")
+        index_of[name] = {p.suffix: p for p in fixture.index_dir.iterdir()}
+    assert ".idx" in index_of["fresh"]
+    assert ".idx" not in index_of["index_missing"] and ".idx" not in index_of["index_spawn"]
+    for name in ("index_missing", "index_outdated"):
+        assert index_of[name][".attempt"].read_bytes().endswith(b"\tspawned")
+    outdated = index_of["index_outdated"][".idx"].read_bytes().split(b"\t")[1]
+    assert outdated == b"0" * 40 + b":1"
+    spawn = sc.build_fixture("index_spawn", tmp_path / "again")
+    sc.build_index(spawn, sys.executable, hooks)
+    sc.reset_index_attempt(spawn)
+    assert not [p for p in spawn.index_dir.iterdir() if p.suffix in (".idx", ".attempt")]
 
 
 def test_big_graph_size_is_reached_and_valid(tmp_path: Path) -> None:

@@ -291,6 +291,7 @@ def install_hook(
     mode: str | None,
     allow: list[str] | None = None,
     cap: int | None = None,
+    log_events: tuple[str, ...] = ("PreToolUse", "PostToolUse", "SessionStart"),
 ) -> dict[str, Any]:
     """Install graphify_nudge in ``mode`` (None: no graphify hook at all, the
     baseline), then add the evidence hook, the telemetry dir, the cap and the
@@ -319,7 +320,7 @@ def install_hook(
         json.loads(settings_path.read_text(encoding="utf-8")) if settings_path.exists() else {}
     )
     hooks = settings.setdefault("hooks", {})
-    for event in ("PreToolUse", "PostToolUse", "SessionStart"):
+    for event in log_events:
         command = f"{python} -I -S {LOG_HOOK} {project.hook_log} {event}"
         group: dict[str, Any] = {"hooks": [{"type": "command", "command": command}]}
         if event != "SessionStart":

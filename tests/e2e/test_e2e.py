@@ -55,15 +55,16 @@ CAP = 10
 ALLOW_RULES = ["Read", "Grep", f"Bash(grep -rn {SYMBOL}:*)", "Bash(graphify explain:*)"]
 
 # What the script implies (see harness.scenario). hizkiah's calls, in order:
-#   read1 (trigger, nudged), grep (trigger, nudged), bash_grep (trigger, nudged),
-#   lookup, read2 (trigger, silent: the lookup named the file), probe (trigger,
-#   nudged: util.py was not named).
+#   read1 (trigger, nudged), grep (trigger, nudged), bash_grep (trigger, silent:
+#   the same symbol was advised to this agent already, issue 10), lookup, read2
+#   (trigger, silent: the lookup named the file), probe (trigger, nudged:
+#   util.py was not named).
 TRIGGERS = ("read1", "grep", "bash_grep", "read2", "probe")
-NUDGED = ("read1", "grep", "bash_grep", "probe")
-# nudge-respect: the three nudges before the lookup see it within their next 3
-# calls; the probe's nudge has no call after it -> 3/4.
+NUDGED = ("read1", "grep", "probe")
+# nudge-respect: the two nudges before the lookup see it within their next 3
+# calls; the probe's nudge has no call after it -> 2/3.
 # pre-Read consultation: read2 and probe come after the lookup -> 2/5.
-NUDGE_RESPECT_RATIO = 3 / 4
+NUDGE_RESPECT_RATIO = 2 / 3
 PRE_READ_CONSULTATION_RATE = 2 / 5
 
 #: files that exist only where the hook is installed
@@ -215,6 +216,7 @@ def test_b_each_nudge_reaches_the_model_in_a_system_reminder(advised: ScenarioRu
     decisions = {advised.key_of(str(c["tool_use_id"])): c for c in advised.telemetry_calls()}
     nudged = tuple(k for k in SUB_CALLS if decisions[k]["decision"] == "nudge")
     assert nudged == NUDGED, {k: (d["decision"], d["reason"]) for k, d in decisions.items()}
+    assert decisions["bash_grep"]["reason"] == "already_advised"  # once per target (issue 10)
     for key in NUDGED:
         reminders = _reminders_after(advised, key)
         assert len(reminders) == 1, (key, reminders)
@@ -335,7 +337,7 @@ def test_e_metrics_over_telemetry(advised: ScenarioRun) -> None:
         "triggers_consulted": 2,
         "lookups": 1,
     }
-    assert (report["nudges"], report["nudges_respected"]) == (len(NUDGED), 3)
+    assert (report["nudges"], report["nudges_respected"]) == (len(NUDGED), 2)
     assert (report["fresh"], report["stale"], report["absent"]) == (len(TRIGGERS), 0, 0)
     assert list(report["per_agent"]) == ["hizkiah"]
 

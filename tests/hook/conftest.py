@@ -122,6 +122,9 @@ class Hook:
             "CLAUDE_PROJECT_DIR": str(repo),
             "MISHKAN_TELEMETRY_DIR": str(telemetry),
             "MISHKAN_GRAPHIFY_NUDGE": mode,
+            # No background index builds unless a test asks for them: a builder
+            # finishing mid-test would change the decisions under test.
+            "MISHKAN_GRAPHIFY_INDEX": "off",
         }
 
     def environ(self) -> dict[bytes, bytes]:
@@ -187,3 +190,6 @@ def fresh_graph(repo: Path) -> Path:
 
 
 HookFactory = Callable[..., Hook]
+
+#: tests/hook/data holds a small project for graphify to build a graph from, not tests
+collect_ignore = ["data"]

@@ -143,7 +143,7 @@ def test_graph_without_built_at_uses_head_commit_time(hook: Hook) -> None:
     text = context_of(hook.call("Grep", {"pattern": "apply_overlay"}))
     assert "older than the latest commit on HEAD" in text
     assert hook.calls()[0]["stale_by"] == "commit_time"
-    cache = json.loads((hook.telemetry / ".state" / "commit-times.json").read_text())
+    cache = json.loads((hook.telemetry / ".state" / ".commit-times.json").read_text())
     assert cache == {head(hook.repo): committed}
 
 
@@ -159,14 +159,14 @@ def test_commit_time_is_cached_per_head_sha(hook: Hook) -> None:
     cache_dir = hook.telemetry / ".state"
     cache_dir.mkdir(parents=True)
     # A cached (deliberately wrong) time is used without looking at git again.
-    (cache_dir / "commit-times.json").write_text(json.dumps({head(hook.repo): 0.5}))
+    (cache_dir / ".commit-times.json").write_text(json.dumps({head(hook.repo): 0.5}))
     hook.call("Grep", {"pattern": "apply_overlay"})
     assert hook.calls()[0]["graph"] == "fresh"
     # A new HEAD is a cache miss: computed from the object, then cached.
     sha = commit(hook.repo)
     hook.call("Grep", {"pattern": "other_symbol"}, agent_id="second")
     assert hook.calls()[1]["graph"] == "stale"
-    assert sha in json.loads((cache_dir / "commit-times.json").read_text())
+    assert sha in json.loads((cache_dir / ".commit-times.json").read_text())
 
 
 def test_commit_time_from_a_packed_object_falls_back_to_git(hook: Hook) -> None:
@@ -185,23 +185,42 @@ def test_file_newer_than_graph_is_stale_for_that_file(hook: Hook, fresh_graph: P
     assert hook.calls()[0]["stale_by"] == "file_newer"
 
 
-def test_graph_search_order(hook: Hook, tmp_path: Path) -> None:
+def test_graph_location_rule(hook: Hook, tmp_path: Path) -> None:
+    """CONTRACTS.md #4: MISHKAN_GRAPHIFY_GRAPH alone, else the newest of
+    $GRAPHIFY_OUT/graph.json, .graphify/graph.json, graphify-out/graph.json;
+    `--graph` only where graphify's own default would read another file."""
     sha = head(hook.repo)
-    write_graph(hook.repo, sha, "graphify-out/graph.json")
+    write_graph(hook.repo, sha, "graphify-out/graph.json", mtime=1000)
     out = context_of(hook.call("Grep", {"pattern": "a1"}, agent_id="a"))
     assert "--graph" not in out  # graphify's own default needs no flag
-    write_graph(hook.repo, sha, ".graphify/graph.json")
+    write_graph(hook.repo, sha, ".graphify/graph.json", mtime=2000)  # newer: wins
     assert "--graph '.graphify/graph.json'" in context_of(
         hook.call("Grep", {"pattern": "a2"}, agent_id="b")
     )
-    write_graph(hook.repo, sha, "custom-out/graph.json")
-    hook.env["GRAPHIFY_OUT"] = "custom-out"
-    assert "--graph 'custom-out/graph.json'" in context_of(
-        hook.call("Grep", {"pattern": "a3"}, agent_id="c")
-    )
-    explicit = write_graph(tmp_path / "elsewhere", sha, "g.json")
+    write_graph(hook.repo, sha, "custom-out/graph.json", mtime=3000)
+    hook.env["GRAPHIFY_OUT"] = "custom-out"  # graphify reads it too: no flag
+    assert "--graph" not in context_of(hook.call("Grep", {"pattern": "a3"}, agent_id="c"))
+    explicit = write_graph(tmp_path / "elsewhere", sha, "g.json", mtime=1)  # oldest, but alone
     hook.env["MISHKAN_GRAPHIFY_GRAPH"] = str(explicit)
     assert f"--graph '{explicit}'" in context_of(hook.call("Grep", {"pattern": "a4"}, agent_id="d"))
+    hook.env["MISHKAN_GRAPHIFY_GRAPH"] = str(tmp_path / "missing.json")  # alone, even missing
+    assert "not scanned" in context_of(hook.call("Grep", {"pattern": "a5"}, agent_id="e"))
+
+
+def test_a_refresh_into_graphify_out_beats_an_old_dot_graphify(hook: Hook) -> None:
+    """Issue 13: graphify's hooks write graphify-out/ when the committing shell
+    lacks GRAPHIFY_OUT; the newer graph there is the one in use, not the old
+    .graphify/ one (which would report `stale` forever)."""
+    old = write_graph(hook.repo, "0" * 40, ".graphify/graph.json", mtime=1000)
+    write_graph(hook.repo, head(hook.repo), "graphify-out/graph.json", mtime=2000)
+    hook.call("Grep", {"pattern": "apply_overlay"})
+    assert hook.calls()[-1]["graph"] == "fresh"
+    graph = graphify_nudge.find_graph({"CLAUDE_PROJECT_DIR": str(hook.repo)}, str(hook.repo))
+    assert graph.path == str(hook.repo / "graphify-out" / "graph.json")
+    assert graphify_nudge.graph_candidates({}, str(hook.repo)) == [
+        str(old),
+        str(hook.repo / "graphify-out" / "graph.json"),
+    ]
 
 
 def test_root_is_claude_project_dir_else_cwd(tmp_path: Path) -> None:

@@ -91,16 +91,59 @@ def test_relative_read_resolves_against_cwd() -> None:
 @pytest.mark.parametrize("pattern", ["apply_overlay", "User", "_private", "x", "CONST_2"])
 def test_grep_bare_identifier_is_a_trigger(pattern: str) -> None:
     call = classify_call("Grep", {"pattern": pattern, "path": ROOT}, ROOT)
-    assert (call.kind, call.trigger, call.target) == ("grep", True, pattern)
+    assert (call.kind, call.trigger, call.target, call.symbol) == ("grep", True, pattern, pattern)
 
 
 @pytest.mark.parametrize(
     "pattern",
-    ["apply.*", "foo|bar", "def foo", "foo(", "2fast", "naïve", "foo-bar", "", "^foo$", r"\bfoo"],
+    ["apply.*", "foo|bar", "2fast", "naïve", "foo-bar", "", "$", "_", "a b", "get[A-Z]\\w+"],
 )
 def test_grep_regex_is_not_a_trigger(pattern: str) -> None:
     call = classify_call("Grep", {"pattern": pattern}, ROOT)
     assert call.kind == "grep" and not call.trigger
+
+
+@pytest.mark.parametrize(
+    ("pattern", "symbol", "qualifier"),
+    [
+        ("def foo", "foo", None),
+        ("foo(", "foo", None),
+        ("foo\\(", "foo", None),
+        ("^foo$", "foo", None),
+        ("\\bfoo\\b", "foo", None),
+        ("def\\s+load\\(", "load", None),
+        ("class Option", "Option", None),
+        ("class Option[(:]", "Option", None),
+        ("export async function parse", "parse", None),
+        ("pub fn new", "new", None),
+        ("$ZodType", "$ZodType", None),
+        ("\\$ZodObject", "$ZodObject", None),
+        ("a$b", "a$b", None),
+        ("click.echo", "echo", "click"),
+        ("click\\.echo", "echo", "click"),
+        ("Context.invoke", "invoke", "Context"),
+        ("Foo::bar", "bar", "Foo"),
+        ("self.load", "load", None),
+        ("this.parse(", "parse", None),
+    ],
+)
+def test_identifiers_as_the_languages_write_them(
+    pattern: str, symbol: str, qualifier: str | None
+) -> None:
+    call = classify_call("Grep", {"pattern": pattern}, ROOT)
+    assert (call.trigger, call.target, call.symbol, call.qualifier) == (
+        True, pattern, symbol, qualifier,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "symbol"),
+    [("rg '\\$ZodObject' src", "$ZodObject"), ("rg 'def apply_overlay'", "apply_overlay"),
+     ("grep -rn 'click\\.echo' .", "echo"), ('rg -w "\\bparse\\("', "parse")],
+)  # fmt: skip
+def test_bash_identifier_searches(command: str, symbol: str) -> None:
+    call = classify_call("Bash", {"command": command}, ROOT)
+    assert (call.kind, call.trigger, call.symbol) == ("grep", True, symbol)
 
 
 def test_multiline_grep_is_not_a_trigger() -> None:
@@ -165,7 +208,6 @@ def test_bash_search_for_a_bare_identifier_is_a_grep_trigger(command: str) -> No
         "rg --files | grep test",
         "ag -g apply_overlay",
         "ack -f",
-        "rg 'def apply_overlay'",
         "grep",
     ],
 )

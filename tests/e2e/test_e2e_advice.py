@@ -1,0 +1,303 @@
+"""Issue 10 with the real Claude Code CLI 2.1.197 and the real graphify 0.9.96.
+
+One scripted session in a project whose graph graphify built and whose index
+`mishkan graph-index` built: a plugin's agent (`mishkan:hizkiah`, from a local
+plugin loaded with `--plugin-dir`) greps a name the graph defines once, runs
+a search marked with the per-call opt-out, runs a graphify lookup that exits
+non-zero, then reads the file that lookup named and a file it did not name.
+Beside it, the graph the hook's unit tests use is rebuilt with real graphify,
+and every `explain` argument its index chose is resolved by graphify itself.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import graphify_nudge
+from tests.e2e.harness import (
+    AGENT_FILE,
+    MARKER,
+    SOURCE_REL,
+    SYMBOL,
+    Project,
+    ScenarioRun,
+    build_graph,
+    git,
+    head_sha,
+    install_hook,
+    make_project,
+    mishkan_command,
+    run,
+    run_scenario,
+    strings_in,
+    tool_env,
+)
+from tests.e2e.stub_api import Text, ToolUse
+
+pytestmark = pytest.mark.e2e
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+MINI = REPO_ROOT / "tests" / "hook" / "data" / "mini"
+MINI_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "mini.graph.json"
+OTHER_REL = "src/overlay/util.py"  # never named by the failing lookup
+#: a lookup an agent types with a partial name: graphify exits 3, "Ambiguous:
+#: 'apply' matches 2 nodes in src/overlay/core.py", naming the file
+FAILING_LOOKUP = "graphify explain apply --graph .graphify/graph.json"
+OPT_OUT = {
+    "command": "grep -rn merge_layer src",
+    "description": f"{graphify_nudge.OPT_OUT_MARKER} where merge_layer is spelled out",
+}
+EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart")
+
+
+def _plugin(root: Path) -> Path:
+    """A local plugin `mishkan` whose agents/hizkiah.md is the fixture's agent."""
+    plugin = root / "plugin-mishkan"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": "mishkan", "version": "0.0.1", "description": "e2e plugin"})
+    )
+    (plugin / "agents").mkdir()
+    (plugin / "agents" / "hizkiah.md").write_text(AGENT_FILE, encoding="utf-8")
+    return plugin
+
+
+def _register_post_tool_use_failure(project: Project) -> None:
+    """PostToolUseFailure for Bash, with the command install registered for
+    PostToolUse (CONTRACTS.md #3; the chain branch makes install do it)."""
+    path = project.repo / ".claude" / "settings.json"
+    settings = json.loads(path.read_text(encoding="utf-8"))
+    hooks = settings["hooks"]
+    nudge = [
+        hook["command"]
+        for group in hooks.get("PostToolUse", [])
+        for hook in group.get("hooks", [])
+        if "graphify_nudge" in hook.get("command", "")
+    ]
+    failure = hooks.setdefault("PostToolUseFailure", [])
+    if nudge and not any("graphify_nudge" in json.dumps(group) for group in failure):
+        failure.insert(0, {"matcher": "Bash", "hooks": [{"type": "command", "command": nudge[0]}]})
+    path.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+
+
+def _script(repo: Path) -> dict[str, list[Any]]:
+    return {
+        "main": [
+            ToolUse("launch", "Agent", {"subagent_type": "mishkan:hizkiah",
+                                        "description": f"Find {SYMBOL}",
+                                        "prompt": f"Where is {SYMBOL} defined?"}),
+            Text("done"),
+        ],
+        "sub": [
+            # the ADR's per-call opt-out: the CLI rejects it before any hook runs
+            ToolUse("metadata_read", "Read", {"file_path": str(repo / SOURCE_REL),
+                                              "metadata": {"skip_graphify_nudge": True}}),
+            ToolUse("grep", "Grep", {"pattern": SYMBOL, "path": str(repo),
+                                     "output_mode": "content"}),
+            ToolUse("opt_out", "Bash", OPT_OUT),
+            ToolUse("failed_lookup", "Bash", {"command": FAILING_LOOKUP,
+                                              "description": "Ask the code graph"}),
+            ToolUse("read_named", "Read", {"file_path": str(repo / SOURCE_REL)}),
+            ToolUse("read_other", "Read", {"file_path": str(repo / OTHER_REL)}),
+            Text("done"),
+        ],
+    }  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def session(
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+) -> ScenarioRun:
+    root = tmp_path_factory.mktemp("advice")
+    project = make_project(root)
+    build_graph(project, graphify_bin)
+    install_hook(project, "advise", cap=10, log_events=EVENTS)
+    _register_post_tool_use_failure(project)
+    env = {"PATH": f"{graphify_bin.parent}:/usr/bin:/bin", "HOME": str(project.home),
+           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
+    built = run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
+                cwd=project.repo, env=env)  # fmt: skip
+    assert built.stdout.startswith("graph index built"), built.stdout
+    result = run_scenario(
+        "advice",
+        project,
+        claude_bin,
+        "bypassPermissions",
+        script=_script(project.repo),
+        extra_args=["--plugin-dir", str(_plugin(root))],
+    )
+    assert result.cli.returncode == 0, result.diagnostics()
+    missing = [k for k in ("launch", "grep", "opt_out", "failed_lookup", "read_other")
+               if k not in result.ids]  # fmt: skip
+    assert not missing, f"the CLI never reached {missing}\n{result.diagnostics()}"
+    assert not [e for e in result.telemetry if e.get("event") == "self_disable"]
+    return result
+
+
+def _tool_result(run_: ScenarioRun, key: str) -> dict[str, Any]:
+    return run_.tool_results()[run_.tool_use_id(key)]
+
+
+def _advisory_after(run_: ScenarioRun, key: str) -> str:
+    """The advisory the model read with `key`'s tool result."""
+    request = run_.request_after(key)
+    texts = [s for s in strings_in(request.body) if MARKER in s]
+    assert texts, f"no advisory reached the model after {key}\n{run_.diagnostics()}"
+    text = texts[-1]
+    return text[text.index(MARKER) :].split("</system-reminder>")[0].strip()
+
+
+def _commands(advisory: str) -> list[str]:
+    spans = advisory.split("`")[1::2]
+    assert spans and all(span.startswith("graphify ") for span in spans), advisory
+    return spans
+
+
+def test_a_plugin_agent_is_in_scope_and_nudged(session: ScenarioRun) -> None:
+    inputs = session.hook_inputs("PreToolUse", "grep")
+    assert inputs and inputs[0]["agent_type"] == "mishkan:hizkiah"
+    call = session.telemetry_call("grep")
+    assert (call["agent_type"], call["agent"], call["decision"]) == (
+        "mishkan:hizkiah", "hizkiah", "nudge",
+    )  # fmt: skip
+
+
+def test_the_unique_symbol_advisory_names_its_site_and_its_command_resolves(
+    session: ScenarioRun,
+) -> None:
+    advisory = _advisory_after(session, "grep")
+    assert f"holds one definition of {SYMBOL}, at {SOURCE_REL}:23" in advisory
+    call = session.telemetry_call("grep")
+    assert (call["index"], call["sites"]) == ("current", 1)
+    command = _commands(advisory)[0]
+    assert command == (f"graphify explain '{SOURCE_REL}::{SYMBOL}' --graph '.graphify/graph.json'")
+    done = subprocess.run(shlex.split(command), cwd=session.project.repo,
+                          env=tool_env(session.project), capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert f"Node: {SYMBOL}()" in done.stdout
+    assert f"Source:    {SOURCE_REL} L23" in done.stdout
+
+
+def test_the_advertised_opt_out_works_in_the_real_cli(session: ScenarioRun) -> None:
+    """`[skip-graphify-nudge]` in a Bash description: the CLI accepts the call,
+    the command runs, the hook records the opt-out and adds nothing."""
+    result = _tool_result(session, "opt_out")
+    assert not result.get("is_error"), result
+    assert "merge_layer" in json.dumps(result)
+    call = session.telemetry_call("opt_out")
+    assert (call["trigger"], call["decision"], call["reason"]) == (True, "opt_out", "description")
+    advisory_calls = [e for e in session.telemetry_calls() if e["decision"] == "nudge"]
+    body = session.role_requests("sub")[-1].body
+    assert sum(s.count(MARKER) for s in strings_in(body)) == len(advisory_calls)
+
+
+def test_the_adrs_metadata_opt_out_is_rejected_by_the_cli(session: ScenarioRun) -> None:
+    """The evidence for dropping the ADR's per-call hint (the README's deviations):
+    CLI 2.1.197 refuses `metadata` on Read before any hook runs."""
+    result = _tool_result(session, "metadata_read")
+    assert result.get("is_error") is True
+    assert "InputValidationError" in json.dumps(result)
+    assert "metadata" in json.dumps(result)
+    assert session.hook_inputs("PreToolUse", "metadata_read") == []
+
+
+def test_a_failed_lookup_is_recorded_and_its_file_is_not_readvised(session: ScenarioRun) -> None:
+    failures = session.hook_inputs("PostToolUseFailure", "failed_lookup")
+    assert failures and failures[0]["error"].startswith("Exit code 3")
+    assert "tool_response" not in failures[0]
+    tid = session.tool_use_id("failed_lookup")
+    results = [e for e in session.telemetry
+               if e.get("event") == "lookup_result" and e.get("tool_use_id") == tid]  # fmt: skip
+    assert [(r["failed"], r["exit_code"], r["files"]) for r in results] == [(True, 3, 1)]
+    named = session.telemetry_call("read_named")
+    assert (named["decision"], named["reason"]) == ("silent", "consulted_file")
+    other = session.telemetry_call("read_other")
+    assert other["decision"] == "nudge"
+    command = _commands(_advisory_after(session, "read_other"))[0]
+    assert command == f"graphify explain '{OTHER_REL}' --graph '.graphify/graph.json'"
+    done = subprocess.run(shlex.split(command), cwd=session.project.repo,
+                          env=tool_env(session.project), capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0 and f"Source:    {OTHER_REL}" in done.stdout
+
+
+# -- the hook's test graph is graphify's own, and graphify agrees with its index --------
+
+
+def _graph_of(source: Path, work: Path, graphify: Path) -> dict[str, Any]:
+    shutil.copytree(source, work)
+    git(work, "init", "-q", "-b", "main")
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "init")
+    env = {"PATH": f"{graphify.parent}:/usr/bin:/bin", "HOME": str(work.parent)}
+    run([str(graphify), "extract", ".", "--code-only"], cwd=work, env=env)
+    graph: dict[str, Any] = json.loads((work / "graphify-out" / "graph.json").read_text())
+    assert graph["built_at_commit"] == head_sha(work)
+    return graph
+
+
+def _shape(graph: dict[str, Any]) -> set[tuple[Any, ...]]:
+    keys = ("id", "label", "source_file", "source_location", "file_type")
+    return {tuple(node.get(k) for k in keys) for node in graph["nodes"]}
+
+
+#: run in the e2e env's interpreter, where graphifyy 0.9.96 is installed
+RESOLVE = """
+import json, sys
+from graphify.serve import _resolve_single_node
+from networkx.readwrite import json_graph
+
+raw = json.loads(open(sys.argv[1]).read())
+g = json_graph.node_link_graph({**raw, "directed": True}, edges="links")
+wrong = []
+for line in open(sys.argv[2]).read().splitlines():
+    kind, key, payload = line.split("\\t", 2)
+    if kind == "f":
+        nid, _ = _resolve_single_node(g, payload or key)
+        if nid is None or g.nodes[nid].get("source_file") != key:
+            wrong.append(f"file {key}: {payload or key} -> {nid}")
+        continue
+    for name, _path, _line, arg, node_id in json.loads(payload)[1]:
+        nid, _ = _resolve_single_node(g, arg)
+        if nid != node_id:
+            wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")
+print(json.dumps(wrong))
+"""
+
+
+def _resolve_all(graph_path: Path, index_lines: list[bytes], work: Path) -> list[str]:
+    """Every explain argument of an index, resolved by graphify 0.9.96 itself
+    (`_resolve_single_node`, what `graphify explain` calls)."""
+    lines = work / "index-lines.txt"
+    lines.write_bytes(b"".join(line + b"\n" for line in index_lines))
+    done = subprocess.run([sys.executable, "-c", RESOLVE, str(graph_path), str(lines)],
+                          capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
+    wrong: list[str] = json.loads(done.stdout)
+    return wrong
+
+
+def test_the_unit_test_graph_is_what_graphify_builds(tmp_path: Path, graphify_bin: Path) -> None:
+    built = _graph_of(MINI, tmp_path / "mini", graphify_bin)
+    assert _shape(built) == _shape(json.loads(MINI_GRAPH.read_text()))
+
+
+@pytest.mark.parametrize("which", ["mini", "fixture_repo"])
+def test_graphify_resolves_every_argument_the_index_chose(
+    tmp_path: Path, graphify_bin: Path, which: str
+) -> None:
+    source = MINI if which == "mini" else REPO_ROOT / "tests" / "e2e" / "fixture_repo"
+    graph = _graph_of(source, tmp_path / which, graphify_bin)
+    lines = graphify_nudge._index_lines(graphify_nudge._load_nodes(
+        str(tmp_path / which / "graphify-out" / "graph.json")))  # fmt: skip
+    assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
+    graph_path = tmp_path / which / "graphify-out" / "graph.json"
+    assert _resolve_all(graph_path, lines, tmp_path) == []

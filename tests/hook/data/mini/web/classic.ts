@@ -1,0 +1,3 @@
+import { $Schema } from "./schema";
+
+export class Schema extends $Schema {}

@@ -1,0 +1,391 @@
+"""Issue 10: graph-aware advice from the sidecar index of graph.json.
+
+The fixture is a real graphify 0.9.96 graph (tests/hook/data/mini.graph.json,
+`graphify extract . --code-only` of tests/hook/data/mini; the e2e run rebuilds
+it with real graphify, checks it is unchanged, and runs every explain argument
+of its index through graphify itself). It has the cases that broke the advice
+on click and zod: a name defined once, names defined in several files and
+several times in one file, names differing only in case, graphify's
+token-equal names (`echo` and `_echo`), `$`-prefixed TypeScript names, and
+files the graph does not hold.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import graphify_nudge
+from graphify_nudge import GraphIndexError, build_graph_index
+from tests.hook.conftest import SESSION, Hook, context_of, git, hook_input
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+def make_mini(base: Path, graph_dir: str = ".graphify") -> Hook:
+    repo = base / "mini"
+    shutil.copytree(DATA / "mini", repo)
+    (repo / "build" / "lib" / "mini").mkdir(parents=True)
+    (repo / "build" / "lib" / "mini" / "core.py").write_text("def parse(text):\n    return text\n")
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "src", "web", "tests")
+    git(repo, "commit", "-q", "-m", "init")
+    graph = json.loads((DATA / "mini.graph.json").read_text())
+    graph["built_at_commit"] = git(repo, "rev-parse", "HEAD")
+    (repo / graph_dir).mkdir()
+    (repo / graph_dir / "graph.json").write_text(json.dumps(graph, separators=(",", ":")))
+    hook = Hook(repo, base / "telemetry")
+    del hook.env["MISHKAN_GRAPHIFY_INDEX"]  # the index is what these tests are about
+    hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "100"
+    return hook
+
+
+@pytest.fixture
+def mini(tmp_path: Path) -> Hook:
+    hook = make_mini(tmp_path)
+    assert build_graph_index(hook.environ(), str(hook.repo)) == "built"
+    return hook
+
+
+def grep(hook: Hook, pattern: str, **kwargs: object) -> str:
+    return hook.call("Grep", {"pattern": pattern, "path": str(hook.repo)}, **kwargs)
+
+
+def commands(text: str) -> list[str]:
+    """The commands an advisory suggests (CONTRACTS.md #11)."""
+    spans = text.split("`")[1::2]
+    assert all(span.startswith("graphify ") for span in spans), text
+    return spans
+
+
+FLAG = " --graph '.graphify/graph.json'"
+
+
+# -- what the advice says ------------------------------------------------------------
+
+
+def test_a_name_defined_once_gets_its_site_and_a_command_that_resolves_it(mini: Hook) -> None:
+    text = context_of(grep(mini, "only_here"))
+    assert "holds one definition of only_here, at src/mini/other.py:8" in text
+    assert commands(text) == ["graphify explain 'src/mini/other.py::only_here'" + FLAG]
+    call = mini.calls()[-1]
+    assert (call["index"], call["sites"], call["symbol"], call["decision"]) == (
+        "current", 1, "only_here", "nudge",
+    )  # fmt: skip
+
+
+def test_several_definitions_are_listed_and_none_is_the_answer(mini: Hook) -> None:
+    text = context_of(grep(mini, "parse"))
+    assert "defines parse in 5 places, so the bare name is ambiguous to it" in text
+    for site in ("src/mini/core.py:14", "src/mini/core.py:19", "src/mini/core.py:27"):
+        assert site in text
+    assert "once" not in text and len(text.encode()) <= 400
+    # three `parse` in core.py: `core.py::parse` would be ambiguous, the node id is not
+    assert commands(text)[0] == "graphify explain 'src_mini_core_option_e31d97_parse'" + FLAG
+    assert mini.calls()[-1]["sites"] == 5
+
+
+def test_case_matters_as_grep_has_it(mini: Hook) -> None:
+    """`Option` (the class) and `option` (the function) share graphify's
+    case-insensitive key; a case-sensitive search names one of them."""
+    text = context_of(grep(mini, "Option"))
+    assert "holds one definition of Option, at src/mini/core.py:8" in text
+    # `core.py::Option` also matches option() in graphify: the id is unambiguous
+    assert commands(text) == ["graphify explain 'src_mini_core_option_e31d97'" + FLAG]
+    assert "at src/mini/core.py:23" in context_of(grep(mini, "option"))
+
+
+def test_graphify_token_equal_names_get_the_node_id(mini: Hook) -> None:
+    """graphify's tokens make `echo` and `._echo()` equal, so `core.py::echo`
+    is ambiguous to it; the advisory names the node id."""
+    text = context_of(grep(mini, "echo"))
+    assert "holds one definition of echo, at src/mini/core.py:31" in text
+    assert commands(text) == ["graphify explain 'src_mini_core_echo'" + FLAG]
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [("Grep", {"pattern": "$Schema"}), ("Grep", {"pattern": "\\$Schema"}),
+     ("Bash", {"command": "rg '\\$Schema' web", "description": "find it"})],
+)  # fmt: skip
+def test_dollar_names_trigger_and_resolve(
+    mini: Hook, tool: str, tool_input: dict[str, str]
+) -> None:
+    text = context_of(mini.call(tool, tool_input))
+    assert "holds one definition of $Schema, at web/schema.ts:3" in text
+    assert commands(text)[0] == "graphify explain 'web/schema.ts::$Schema'" + FLAG
+
+
+def test_a_file_the_graph_holds(mini: Hook) -> None:
+    text = context_of(mini.call("Read", {"file_path": str(mini.repo / "src/mini/core.py")}))
+    assert commands(text) == ["graphify explain 'src/mini/core.py'" + FLAG]
+    assert mini.calls()[-1]["sites"] == 1
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input"),
+    [
+        ("Read", {"file_path": "build/lib/mini/core.py"}),  # gitignored build output
+        ("Bash", {"command": "cat build/lib/mini/core.py"}),
+        ("Grep", {"pattern": "get_terminal_size"}),  # shutil's, not the project's
+        ("Grep", {"pattern": "shutil.get_terminal_size"}),
+        ("Grep", {"pattern": "os.path.join"}),
+        ("Grep", {"pattern": "Stream.echo"}),  # the class has `_echo`, not `echo`
+        ("Bash", {"command": "grep -rn no_such_name ."}),
+    ],
+)
+def test_what_the_graph_does_not_hold_is_silent(
+    mini: Hook, tool: str, tool_input: dict[str, str]
+) -> None:
+    if tool == "Read":
+        tool_input = {"file_path": str(mini.repo / tool_input["file_path"])}
+    assert mini.call(tool, tool_input) == ""
+    call = mini.calls()[-1]
+    assert (call["decision"], call["reason"], call["sites"]) == ("silent", "not_in_graph", 0)
+
+
+def test_qualified_names_narrow_the_definitions(mini: Hook) -> None:
+    text = context_of(grep(mini, "Reader.parse"))
+    assert "holds one definition of Reader.parse, at src/mini/core.py:19" in text
+    assert commands(text) == ["graphify explain 'src_mini_core_reader_parse'" + FLAG]
+    assert "defines mini.core.parse in 3 places" in context_of(grep(mini, "mini.core.parse"))
+    assert "at src/mini/other.py:4" in context_of(grep(mini, "other.parse"))
+
+
+def test_not_in_graph_also_in_telemetry_mode(mini: Hook) -> None:
+    mini.env["MISHKAN_GRAPHIFY_NUDGE"] = "telemetry"
+    grep(mini, "no_such_name")
+    grep(mini, "only_here")
+    assert [c["reason"] for c in mini.calls()] == ["not_in_graph", "telemetry_mode"]
+
+
+def test_a_stale_graph_still_knows_what_it_holds(mini: Hook) -> None:
+    (mini.repo / "new.py").write_text("def brand_new():\n    pass\n")
+    git(mini.repo, "add", "new.py")
+    git(mini.repo, "commit", "-q", "-m", "more")
+    assert grep(mini, "brand_new") == ""
+    assert mini.calls()[-1]["reason"] == "not_in_graph"
+    text = context_of(grep(mini, "only_here"))
+    assert "stale" in text and commands(text)[0].startswith("graphify explain 'src/mini/other.py")
+
+
+# -- once per target, per agent, per session --------------------------------------------
+
+
+def test_the_same_target_is_advised_once_and_repeats_do_not_eat_the_cap(mini: Hook) -> None:
+    mini.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "3"
+    outputs = [grep(mini, name) for name in ("only_here", "only_here", "only_here", "echo")]
+    outputs.append(mini.call("Bash", {"command": "rg only_here src", "description": "again"}))
+    outputs.append(mini.call("Read", {"file_path": str(mini.repo / "src/mini/core.py")}))
+    outputs.append(grep(mini, "safeParse"))
+    assert [bool(o) for o in outputs] == [True, False, False, True, False, True, False]
+    assert [c["reason"] for c in mini.calls()] == [
+        "fresh", "already_advised", "already_advised", "fresh", "already_advised", "fresh", "cap",
+    ]  # fmt: skip
+    assert grep(mini, "only_here", agent_type="salma", agent_id="other")  # per agent
+
+
+# -- lookups that fail -----------------------------------------------------------------
+
+
+def captured_failures(repo: Path) -> list[dict[str, object]]:
+    """The PostToolUseFailure inputs CLI 2.1.197 sent for failed Bash calls (e2e capture)."""
+    out = []
+    for line in (DATA / "post_tool_use_failure.jsonl").read_text().splitlines():
+        data = json.loads(line)
+        data["cwd"] = str(repo)
+        data["session_id"] = SESSION
+        out.append(data)
+    return out
+
+
+def test_a_failed_lookup_is_recorded_and_its_files_are_not_readvised(mini: Hook) -> None:
+    no_match, ambiguous, failed_read = captured_failures(mini.repo)
+    assert ambiguous["hook_event_name"] == "PostToolUseFailure" and "tool_response" not in ambiguous
+    ambiguous["error"] = (
+        "Exit code 3\nAmbiguous: 'parse' matches 2 nodes in different files.\n"
+        "  src/mini/other.py\n    id: src_mini_other_parse\n  web/schema.ts\n"
+        "    id: web_schema_schema_parse\nRetry with path::symbol ..."
+    )
+    for data in (no_match, ambiguous, failed_read):
+        assert mini(data) == ""
+    results = [e for e in mini.events() if e["event"] == "lookup_result"]
+    assert [(r["failed"], r["exit_code"], r["files"]) for r in results] == [
+        (True, 4, 0), (True, 3, 2),
+    ]  # fmt: skip
+    # (the failed Read is no lookup: nothing recorded for it)
+    assert results[0]["agent"] == "hizkiah"
+    assert mini.call("Read", {"file_path": str(mini.repo / "src/mini/other.py")}) == ""
+    assert mini.calls()[-1]["reason"] == "consulted_file"
+    assert mini.call("Read", {"file_path": str(mini.repo / "web/classic.ts")})  # not named
+
+
+def test_the_bash_description_opt_out(mini: Hook) -> None:
+    marked = {"command": "rg only_here src", "description": "[skip-graphify-nudge] a TODO hunt"}
+    assert mini.call("Bash", marked) == ""
+    call = mini.calls()[-1]
+    assert (call["decision"], call["reason"], call["trigger"], call["index"]) == (
+        "opt_out", "description", True, None,
+    )  # fmt: skip
+    # a Bash advisory names the opt-out that works there, when it fits in 400 bytes
+    assert "[skip-graphify-nudge] in the Bash description" in context_of(
+        mini.call("Bash", {"command": "cat src/mini/other.py", "description": "look"})
+    )
+
+
+# -- building the index -----------------------------------------------------------------
+
+
+def index_files(hook: Hook) -> dict[str, Path]:
+    directory = hook.telemetry / ".index"
+    name = graphify_nudge._index_name(str(hook.repo / ".graphify" / "graph.json"))
+    return {ext: directory / f"{name}.{ext}" for ext in ("idx", "attempt", "lock")}
+
+
+def wait_for(predicate: object, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not callable(predicate) or not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.05)
+
+
+def test_a_missing_index_is_built_in_the_background(tmp_path: Path) -> None:
+    hook = make_mini(tmp_path)
+    files = index_files(hook)
+    result = hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "only_here"}))
+    # without the index: today's advice, and a detached build started
+    assert "graphify explain 'only_here'" in context_of(result.stdout.decode())
+    assert hook.calls()[-1]["index"] in ("missing", "building")
+    wait_for(lambda: files["idx"].exists() and b"built" in files["attempt"].read_bytes())
+    hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "only_here"}, agent_id="b"))
+    assert hook.calls()[-1]["index"] == "current"
+
+
+def test_the_tool_call_never_waits_for_the_build(tmp_path: Path) -> None:
+    """The builder runs in its own session with stdio on /dev/null: a hook
+    whose stdout is a pipe returns while a slow build is still running."""
+    hook = make_mini(tmp_path)
+    graph_path = hook.repo / ".graphify" / "graph.json"
+    graph = json.loads(graph_path.read_text())
+    filler = [
+        {"id": f"n{i}", "label": f"filler_{i}()", "source_file": f"gen/f{i % 500}.py",
+         "source_location": f"L{i}", "file_type": "code"}
+        for i in range(150_000)
+    ]  # fmt: skip
+    graph["nodes"] += filler
+    graph_path.write_text(json.dumps(graph, separators=(",", ":")))
+    started = time.monotonic()
+    result = hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "only_here"}))
+    returned = time.monotonic() - started
+    assert result.returncode == 0 and hook.calls()[-1]["index"] == "building"
+    assert not index_files(hook)["idx"].exists()  # still building when the call returned
+    assert returned < 2.0
+    wait_for(index_files(hook)["idx"].exists, 120)
+
+
+def test_a_graph_that_cannot_be_parsed_is_not_retried_on_every_call(tmp_path: Path) -> None:
+    hook = make_mini(tmp_path)
+    (hook.repo / ".graphify" / "graph.json").write_text('{"nodes": [' + "1," * 1000)
+    files = index_files(hook)
+    hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "a1"}))
+    wait_for(
+        lambda: b"failed" in (files["attempt"].read_bytes() if files["attempt"].exists() else b"")
+    )
+    stamp = files["attempt"].stat().st_mtime_ns
+    for i in range(5):
+        hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": f"b{i}"}, agent_id=f"x{i}"))
+    assert files["attempt"].stat().st_mtime_ns == stamp  # no new attempt: no new process
+    assert [c["index"] for c in hook.calls()[1:]] == ["failed"] * 5
+    with pytest.raises(GraphIndexError, match=r"graph\.json"):
+        build_graph_index(hook.environ(), str(hook.repo))
+
+
+def test_an_outdated_index_is_rebuilt(mini: Hook) -> None:
+    (mini.repo / "x.py").write_text("y = 1\n")
+    git(mini.repo, "add", "x.py")
+    git(mini.repo, "commit", "-q", "-m", "x")
+    graph_path = mini.repo / ".graphify" / "graph.json"
+    graph = json.loads(graph_path.read_text())
+    graph["built_at_commit"] = git(mini.repo, "rev-parse", "HEAD")
+    graph_path.write_text(json.dumps(graph, separators=(",", ":")))
+    assert "graphify explain 'only_here'" in context_of(grep(mini, "only_here"))  # as without
+    assert mini.calls()[-1]["index"] == "building"
+    wait_for(lambda: b"built" in index_files(mini)["attempt"].read_bytes())
+    grep(mini, "safeParse")
+    assert mini.calls()[-1]["index"] == "current"
+
+
+def test_one_builder_at_a_time(mini: Hook) -> None:
+    """A second builder (another process: lockf locks belong to processes) leaves at once."""
+    files = index_files(mini)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import os,sys,time;fd=os.open(sys.argv[1],os.O_RDWR);"
+         "os.lockf(fd,os.F_LOCK,0);print('held',flush=True);time.sleep(60)", str(files["lock"])],
+        stdout=subprocess.PIPE,
+    )  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline() == b"held\n"
+    directory = os.open(files["idx"].parent, os.O_RDONLY)
+    graph = str(mini.repo / ".graphify" / "graph.json")
+    try:
+        assert graphify_nudge._build_locked(graph, directory, wait=False) == "busy"
+    finally:
+        holder.kill()
+        holder.wait()
+    assert graphify_nudge._build_locked(graph, directory, wait=False) == "current"
+    os.close(directory)
+
+
+def test_mishkan_graph_index_command(tmp_path: Path) -> None:
+    hook = make_mini(tmp_path, graph_dir="graphify-out")
+    command = [sys.executable, "-m", "mishkan_core", "graph-index", "--project", str(hook.repo)]
+    env = {**hook.env}
+    first = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert (first.returncode, first.stdout) == (0, "graph index built: graphify-out/graph.json\n")
+    again = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert (again.returncode, again.stdout) == (0, "graph index current: graphify-out/graph.json\n")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    command[-1] = str(empty)
+    none = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert none.returncode == 2 and none.stderr.startswith("mishkan graph-index: no graph")
+    assert none.stderr.count("\n") == 1
+
+
+# -- the lookup itself ------------------------------------------------------------------
+
+_KEYS = st.text(alphabet="abc_$xyz", min_size=1, max_size=12)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    entries=st.dictionaries(_KEYS, st.integers(0, 70_000), max_size=300),
+    probes=st.lists(_KEYS, max_size=30),
+)
+def test_the_binary_search_finds_exactly_what_is_there(
+    tmp_path_factory: pytest.TempPathFactory, entries: dict[str, int], probes: list[str]
+) -> None:
+    """Keys that prefix each other, lines far longer than a read block."""
+    path = tmp_path_factory.mktemp("idx") / "i.idx"
+    lines = sorted(f"s\t{key}\t{'p' * size}".encode() for key, size in entries.items())
+    path.write_bytes(b"graphify-nudge-index 1\tk\t0\n" + b"".join(line + b"\n" for line in lines))
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        index = graphify_nudge._Index("current", fd, len(b"graphify-nudge-index 1\tk\t0\n"),
+                                      path.stat().st_size)  # fmt: skip
+        for key in [*entries, *probes]:
+            line = graphify_nudge._index_line(index, b"s\t" + key.encode() + b"\t")
+            if key in entries:
+                assert line == f"s\t{key}\t{'p' * entries[key]}".encode()
+            else:
+                assert line is None
+    finally:
+        os.close(fd)
