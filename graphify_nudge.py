@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_TELEMETRY_DIR",
+    "INDEX_DIR",
     "MARKER",
     "MAX_ADVISORY_BYTES",
     "MAX_REMEMBERED",
@@ -53,6 +54,7 @@ __all__ = [
     "OPT_OUT_MARKER",
     "SCHEMA_VERSION",
     "SCOPE_AGENTS",
+    "STATE_DIR",
     "TRIGGER_EXTENSIONS",
     "Call",
     "Graph",

@@ -16,9 +16,9 @@ through a link, never blocking on a FIFO. Damage is counted, never fatal:
 * ``other_events``: a schema-1 line whose ``event`` this reader does not know
   (a newer hook's additive event): skipped, not damage;
 * ``foreign_files``: anything in the directory that is not a regular
-  ``*.jsonl`` file (a link, FIFO, directory; the hook's ``.state/`` directory
-  excepted), and ``*.jsonl`` files in which no line is a telemetry object at
-  all (e.g. a transcript dropped there);
+  ``*.jsonl`` file (a link, FIFO, directory; the hook's private ``.state/``
+  and ``.index/`` directories excepted), and ``*.jsonl`` files in which no
+  line is a telemetry object at all (e.g. a transcript dropped there);
 * ``unreadable_files``: files that could not be opened or read;
 * ``outside_window``: valid events dropped by ``--since``/``--until``.
 """
@@ -30,12 +30,12 @@ import os
 from collections.abc import Iterator
 from typing import Any, Callable
 
+from graphify_nudge import DEFAULT_TELEMETRY_DIR, INDEX_DIR, STATE_DIR
 from mishkan_core.metrics import files
 
 SCHEMA_VERSION = 1
-#: the hook's default, relative to the project root (graphify_nudge.DEFAULT_TELEMETRY_DIR)
-DEFAULT_TELEMETRY_DIR = ".mishkan/telemetry"
-STATE_DIR = ".state"
+#: the hook's private directories inside the telemetry dir: not telemetry
+PRIVATE_DIRS = frozenset({STATE_DIR, INDEX_DIR})
 EVENTS = frozenset({"session_start", "call", "lookup_result", "self_disable", "slow_call"})
 #: a telemetry line is a few hundred bytes; anything past this is not one
 MAX_LINE = 1 << 20
@@ -135,7 +135,7 @@ def read_dir(
                 f"cannot read telemetry directory {directory}: {exc.strerror}"
             ) from None
         for name in names:
-            if name == STATE_DIR:
+            if name in PRIVATE_DIRS:
                 continue
             if not name.endswith(".jsonl"):
                 quality["foreign_files"] += 1

@@ -46,6 +46,8 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import graphify_nudge
+
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "graphify_nudge.py"
 MARKER = "[graphify-nudge]"
@@ -131,12 +133,44 @@ EXPECTED_AGENTS = {
 }
 
 
+#: the functions each source file defines (the script searches for these names)
+DEFINITIONS = {
+    "f01": ["f01_thing"],
+    "f02": ["f02_thing", "beta_fn"],
+    "f03": ["f03_thing", "gamma_fn"],
+    "f04": ["f04_thing", "delta_fn"],
+    "f05": ["f05_thing", "eps_fn"],
+    "f06": ["f06_thing"],
+    "f07": ["f07_thing"],
+}
+
+
+def _graph(head: str) -> dict[str, Any]:
+    """graph.json in graphify 0.9.96's shape for the project's files: a node per
+    file (`f01.py`) and per function (`beta_fn()`), with its source location."""
+    nodes: list[dict[str, Any]] = []
+    for stem, names in DEFINITIONS.items():
+        source = f"src/{stem}.py"
+        nodes.append(
+            {"id": f"src_{stem}", "label": f"{stem}.py", "file_type": "code",
+             "source_file": source, "source_location": "L1"}
+        )  # fmt: skip
+        for line, name in enumerate(names, 1):
+            nodes.append(
+                {"id": f"src_{stem}_{name}", "label": f"{name}()", "file_type": "code",
+                 "source_file": source, "source_location": f"L{2 * line - 1}"}
+            )  # fmt: skip
+    return {"directed": False, "nodes": nodes, "links": [], "built_at_commit": head}
+
+
 def make_project(tmp: Path) -> Path:
-    """A git repo with source files and a fresh `.graphify/graph.json`."""
+    """A git repo with source files and a fresh `.graphify/graph.json` that holds
+    them (the hook advises only about what the graph holds)."""
     root = tmp / "proj"
     (root / "src").mkdir(parents=True)
-    for i in range(1, 8):
-        (root / "src" / f"f{i:02d}.py").write_text(f"def f{i:02d}_thing():\n    pass\n")
+    for stem, names in DEFINITIONS.items():
+        body = "".join(f"def {name}():\n    pass\n" for name in names)
+        (root / "src" / f"{stem}.py").write_text(body)
     (root / "README.md").write_text("# proj\n")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_SYSTEM": os.devnull}
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.invalid", "-C", str(root)]
@@ -148,7 +182,7 @@ def make_project(tmp: Path) -> Path:
     ).stdout.strip()
     graph = root / ".graphify" / "graph.json"
     graph.parent.mkdir()
-    graph.write_text('{"nodes":[],"links":[],"built_at_commit":"' + head + '"}\n')
+    graph.write_text(json.dumps(_graph(head)) + "\n")
     future = os.stat(graph).st_mtime + 3600  # newer than every source file
     os.utime(graph, (future, future))
     return root
@@ -177,6 +211,9 @@ class Hook:
             "MISHKAN_GRAPHIFY_NUDGE_CAP": str(cap),
             "CLAUDE_PROJECT_DIR": str(root),
         }
+        # What `mishkan graph-index` does: the index before the first call, so
+        # no trigger meets a missing index (the hook would build it detached).
+        graphify_nudge.build_graph_index(self.env, str(root))
 
     def send(self, payload: dict[str, Any]) -> str:
         done = subprocess.run(
