@@ -63,6 +63,7 @@ __all__ = [
     "advisory",
     "agent_name",
     "build_graph_index",
+    "built_at_commit",
     "classify_call",
     "find_graph",
     "graph_candidates",
@@ -1500,7 +1501,7 @@ def find_graph(environ: "Environ", root: str) -> Graph:
     return graph
 
 
-def _built_at_commit(path: str) -> "Optional[str]":
+def built_at_commit(path: str) -> "Optional[str]":
     """The `built_at_commit` sha from the tail of graph.json, without parsing the rest."""
     try:
         fd = posix.open(path, _READ)
@@ -1664,7 +1665,7 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
     if graph.path is None or graph.mtime is None:
         return
     graph.state = "fresh"
-    graph.built_at = _built_at_commit(graph.path)
+    graph.built_at = built_at_commit(graph.path)
     graph.head = resolve_head(root)
     if graph.head is not None:
         if graph.built_at is not None:
@@ -2527,7 +2528,7 @@ def _graph_key_of(path: str) -> str:
     st = _stat(path)
     if st is None or st.st_mode & _S_IFMT != _S_IFREG:
         raise GraphIndexError(f"{path}: not a regular file")
-    return _graph_key(_built_at_commit(path), st.st_size, st.st_mtime_ns)
+    return _graph_key(built_at_commit(path), st.st_size, st.st_mtime_ns)
 
 
 def _build_locked(graph_path: str, directory: int, wait: bool) -> str:

@@ -39,7 +39,7 @@ import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from mishkan_core.safe_files import Directory
@@ -171,35 +171,20 @@ def merge_attr_out(project: Path) -> str | None:
 # Where the graph is (the hook's rule)
 
 
-def hook_settings(environ: Mapping[str, str]) -> Any:
-    """``graphify_nudge``'s view of ``environ`` (it reads bytes, like the hook)."""
-    import graphify_nudge
-
-    encoded = {
-        k.encode("utf-8", "surrogateescape"): v.encode("utf-8", "surrogateescape")
-        for k, v in environ.items()
-    }
-    return graphify_nudge._Settings(encoded)
-
-
 def graph_candidates(environ: Mapping[str, str], project: Path) -> list[Path]:
     """The hook's candidate graph paths for ``project`` under ``environ``,
     from ``graphify_nudge`` itself (CONTRACTS.md #4)."""
     import graphify_nudge
 
-    settings = hook_settings(environ)
-    return [Path(p) for p in graphify_nudge._graph_candidates(settings, str(project))]
+    return [Path(p) for p in graphify_nudge.graph_candidates(environ, str(project))]
 
 
 def hook_graph(environ: Mapping[str, str], project: Path) -> Path | None:
     """The graph.json the hook reads for ``project`` (None: there is none), by
-    the hook's own function.
-
-    SWITCH-OVER: main's hook takes ``find_graph(_Settings, root)``; the hook
-    branch's public ``find_graph(environ, root)`` accepts the same ``_Settings``."""
+    the hook's own function."""
     import graphify_nudge
 
-    found = graphify_nudge.find_graph(hook_settings(environ), str(project)).path
+    found = graphify_nudge.find_graph(environ, str(project)).path
     return Path(found) if found else None
 
 

@@ -328,7 +328,7 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
         extract.problem = f"graphify extract exited {proc.returncode}: {last}"
         return
     extract.head = graphify_nudge.resolve_head(root)
-    extract.built_at = graphify_nudge._built_at_commit(extract.graph_path)
+    extract.built_at = graphify_nudge.built_at_commit(extract.graph_path)
     if not os.path.isfile(extract.graph_path):
         extract.problem = f"graphify extract exited 0 but wrote no {extract.graph_path}"
 
