@@ -154,10 +154,15 @@ class Runner:
         return done.returncode, done.stdout.decode(errors="replace").strip()
 
     def hook(
-        self, trigger: Trigger, root: Path, telemetry: Path
+        self, trigger: Trigger, root: Path, telemetry: Path, index: bool = True
     ) -> tuple[str, int, str, dict[str, Any]]:
         stdin = hook_input(trigger, root)
         env = self.env(root, telemetry, stdin["session_id"])
+        if not index:
+            # the no-index arm measures the hook without an index: it must not
+            # start a detached build per trigger either (a hook without the
+            # switch ignores it)
+            env["MISHKAN_GRAPHIFY_INDEX"] = "off"
         try:
             done = subprocess.run(
                 [self.python, "-I", "-S", "-c", HOOK_CODE, str(self.tree), "--mode=advise"],
@@ -276,7 +281,8 @@ def run_arm(
 ) -> tuple[list[Outcome], dict[str, Any]]:
     """Feed every trigger to the hook; `arm` is "index" (the graph index built
     first, one telemetry directory for the run) or "no-index" (a fresh
-    telemetry directory per trigger, so no index exists when the hook runs)."""
+    telemetry directory per trigger and MISHKAN_GRAPHIFY_INDEX=off, so no index
+    exists or is started when the hook runs)."""
     root = prepared.checkout.root
     name = prepared.checkout.project.name
     info: dict[str, Any] = {}
@@ -304,7 +310,7 @@ def run_arm(
     outcomes = []
     for i, trigger in enumerate(prepared.triggers):
         telemetry = shared if arm == "index" else work / name / arm / f"telemetry-{i:03d}"
-        stdout, code, stderr, record = runner.hook(trigger, root, telemetry)
+        stdout, code, stderr, record = runner.hook(trigger, root, telemetry, arm == "index")
         context = hook_context(stdout)
         advisory = parse_advisory(context) if context else None
         results = [runner.command(c, root) for c in advisory.commands] if advisory else []
