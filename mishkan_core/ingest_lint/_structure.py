@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any, Optional
 
 from mishkan_core.ingest_lint._model import Block
@@ -150,30 +149,40 @@ def records(block: Block, value: Any) -> Records:
     cached = block.cache.get("records")
     if isinstance(cached, list) and block.cache.get("records_of") is value:
         return cached
-    out: Records = list(iter_dicts(value))
+    out = _dicts(value)
     block.cache["records"] = out
     block.cache["records_of"] = value
     return out
 
 
-def iter_dicts(value: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-    """Every dict inside ``value`` (document order) with its nearest enclosing dict."""
+def _dicts(value: Any) -> Records:
+    """Every dict inside ``value`` (document order) with its nearest enclosing dict,
+    at most ``MAX_RECORDS`` of them.
+
+    A plain loop that pushes the children itself: a dump holds thousands of values,
+    and a generator per dict with an ``isinstance`` call per child cost more than
+    the detectors' own work on the records. The values come from ``json`` and
+    ``_Yaml``, which build plain dicts and lists, so ``type(...) is`` is exact.
+    """
+    out: Records = []
     stack: list[tuple[Any, dict[str, Any] | None]] = [(value, None)]
-    seen = 0
-    while stack and seen < MAX_RECORDS:
-        item, parent = stack.pop()
-        if isinstance(item, dict):
-            seen += 1
-            yield item, parent
-            stack.extend(
-                (child, item)
-                for child in reversed(item.values())
-                if isinstance(child, (dict, list))
-            )
-        elif isinstance(item, list):
-            stack.extend(
-                (child, parent) for child in reversed(item) if isinstance(child, (dict, list))
-            )
+    pop, push = stack.pop, stack.append
+    while stack and len(out) < MAX_RECORDS:
+        item, parent = pop()
+        kind = type(item)
+        if kind is dict:
+            out.append((item, parent))
+            children: Any = item.values()
+            parent = item
+        elif kind is list:
+            children = item
+        else:
+            continue
+        for child in reversed(children):
+            kind = type(child)
+            if kind is dict or kind is list:
+                push((child, parent))
+    return out
 
 
 # --------------------------------------------------------------------------- YAML subset
