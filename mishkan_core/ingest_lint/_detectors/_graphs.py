@@ -32,7 +32,11 @@ _LOCATION_KEYS = ("source_file", "file", "path", "uri", "filename", "file_path",
 # which is the answer for most records of most documents
 _NODE_LIST_SET = frozenset(NODE_LISTS)
 _EDGE_LIST_SET = frozenset(EDGE_LISTS)
-_EDGE_KEY_SET = frozenset(key for pair in EDGE_KEYS for key in pair)
+#: the second keys of the EDGE_KEYS pairs, by their first key ("outV": ("inV", "inVs"))
+_TARGETS: dict[str, tuple[str, ...]] = {}
+for _source, _target in EDGE_KEYS:
+    _TARGETS[_source] = (*_TARGETS.get(_source, ()), _target)
+_SOURCE_KEYS = frozenset(_TARGETS)
 _ID_KEY_SET = frozenset(ID_KEYS)
 _LOCATION_KEY_SET = frozenset(_LOCATION_KEYS)
 
@@ -54,10 +58,7 @@ def _endpoint(value: Any, key: str) -> bool:
     if isinstance(value, str):
         # an identifier, not a date or a number range ("2024-01-01", "1.2")
         return (
-            0 < len(value) <= 200
-            and "\n" not in value
-            and " " not in value
-            and any(ch.isalpha() for ch in value)
+            0 < len(value) <= 200 and "\n" not in value and " " not in value and _has_letter(value)
         )
     if isinstance(value, list):
         return key == "inVs" and bool(value) and all(isinstance(v, (int, str)) for v in value)
@@ -70,12 +71,23 @@ def _endpoint(value: Any, key: str) -> bool:
     return False
 
 
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _has_letter(value: str) -> bool:
+    """``any(ch.isalpha() for ch in value)``, in C for the usual ASCII identifier."""
+    if value.isascii():
+        return _ASCII_LETTER.search(value) is not None
+    return any(ch.isalpha() for ch in value)
+
+
 def _is_edge(record: dict[str, Any]) -> bool:
-    if _EDGE_KEY_SET.isdisjoint(record):
-        return False
-    for a, b in EDGE_KEYS:
-        if a in record and b in record and _endpoint(record[a], a) and _endpoint(record[b], b):
-            return True
+    # any EDGE_KEYS pair will do, so only the pairs whose first key the record has are
+    # tried (most records have none: one C-level intersection)
+    for a in _SOURCE_KEYS.intersection(record):
+        for b in _TARGETS[a]:
+            if b in record and _endpoint(record[a], a) and _endpoint(record[b], b):
+                return True
     return False
 
 

@@ -11,7 +11,7 @@ from typing import Any
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, key_lines, scan
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_lines
+from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_lines, line_led
 from mishkan_core.ingest_lint._structure import load_data
 
 # a module, package or file; relative ones too ("../internal/re", "./", "..")
@@ -34,6 +34,8 @@ _DEP_TREE = re.compile(
     r"[@\w.:/-]+(?:@|[ \t]v?|:)\d[\w.\-+]*",
     re.MULTILINE,
 )
+_IMPORTS = re.compile(line_led(_IMPORT), _IMPORT.flags)
+_DEP_TREES = re.compile(line_led(_DEP_TREE), _DEP_TREE.flags)
 # One module per line with the modules it imports, uses or calls:
 #   "- pkg/mod.py: dep, dep.sub, dep"   "pkg.mod -> a, b, c"   "| pkg/mod.py | a, b |"
 #   "pkg/mod.py: os re sys"   "pkg.mod.func (line 12) calls: a, b.c, d()"
@@ -196,9 +198,9 @@ def _measure_text(block: Block) -> Measure | None:
         if groups >= 3:
             return Measure(found + groups, item_lines, f"{found} entries under {groups} modules")
     if trees >= 0.3 * size:
-        return Measure(*count_lines(block, _DEP_TREE), "a dependency tree")
+        return Measure(*count_lines(block, _DEP_TREES), "a dependency tree")
     if imports >= 0.4 * size:
-        return Measure(*count_lines(block, _IMPORT), "import statements")
+        return Measure(*count_lines(block, _IMPORTS), "import statements")
     return None
 
 

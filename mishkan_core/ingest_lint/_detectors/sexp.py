@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import PARSE_TREE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
+from mishkan_core.ingest_lint._shape import count_lines, line_led, sample_reaches
 
 _POS = r"(?:[ \t]*\[\d+,[ \t]*\d+\][ \t]*-[ \t]*\[\d+,[ \t]*\d+\])"
 # A line made only of "(node_type [r, c] - [r, c]" openers, optional "field:"
@@ -20,6 +20,7 @@ _TREE_LINE = re.compile(
     rf"^[ \t]*{_NODE}(?:(?:\)+[ \t]*|[ \t]+){_NODE})*\)*[ \t]*$",
     re.MULTILINE,
 )
+_TREE_LINES = re.compile(line_led(_TREE_LINE), _TREE_LINE.flags)
 _OPENER = re.compile(r"\(([a-z_][a-z0-9_]*)\b")
 _FIELD = re.compile(r"\b[a-z_]+:[ \t]*\(")
 
@@ -45,7 +46,7 @@ def _measure(block: Block) -> Measure | None:
     if positions < 3 and fields < 3:
         return None
     if sample_reaches(block, _TREE_LINE.match, 0.3):
-        count, first = count_lines(block, _TREE_LINE)
+        count, first = count_lines(block, _TREE_LINES)
         if count >= 15:
             kinds = len(set(_OPENER.findall(text)))
             return Measure(count, first, f"{kinds} node types")
