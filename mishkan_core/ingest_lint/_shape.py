@@ -41,7 +41,20 @@ _DIAGNOSTIC_WORD = re.compile(
 def is_diagnostic(line: str) -> bool:
     """A frame of a stack trace or a compiler diagnostic: "at f (a.js:1:2)",
     'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d"."""
-    return bool(_DIAGNOSTIC_START.match(line) or _DIAGNOSTIC_WORD.search(line))
+    if _DIAGNOSTIC_START.match(line):
+        return True
+    # _DIAGNOSTIC_WORD has no literal to scan for, so the engine tries it at every
+    # character: it runs only on lines holding a piece of one of its words
+    return (
+        "rror" in line
+        or "arning" in line
+        or "xception" in line
+        or "ailed" in line
+        or "FAIL" in line
+        or "anicked" in line
+        or "goroutine" in line
+        or "+0x" in line
+    ) and _DIAGNOSTIC_WORD.search(line) is not None
 
 
 # A frame of a native stack trace (valgrind, gdb, lldb, sanitizers): tool output quoted

@@ -90,10 +90,15 @@ def constructor_tree(text: str) -> tuple[int, int] | None:
 
 def _measure(block: Block) -> Measure | None:
     text = block.text
+    # each "|-" or "`-" holds a "-": the two-character counts (scans of their own) come
+    # last, after the sample
     clang = (
-        block.count("|") + block.count("`") >= 10 and block.count("|-") + block.count("`-") >= 10
+        block.count("|") + block.count("`") >= 10
+        and block.count("-") >= 10
+        and sample_reaches(block, _CLANG_LINE.match, 0.4)
+        and block.count("|-") + block.count("`-") >= 10
     )
-    if clang and sample_reaches(block, _CLANG_LINE.match, 0.4):
+    if clang:
         return Measure(*count_lines(block, _CLANG_LINES), "clang -ast-dump")
     go = block.count(":") >= 0.3 * block.nonblank and block.count("{") + block.count("}") >= 5
     if go and sample_reaches(block, _GO_AST_LINE.match, 0.4):

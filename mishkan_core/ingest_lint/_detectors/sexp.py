@@ -41,11 +41,14 @@ def _measure(block: Block) -> Measure | None:
     if block.count("(") < 15:
         return None
     text = block.text
-    positions = block.count("] - [") if block.count("[") >= 6 else 0
+    # tree lines are looked at in the sample first: the two counts below are scans of
+    # their own, and the one-line form needs only the second
+    tree = sample_reaches(block, _TREE_LINE.match, 0.3)
     fields = block.count(": (") if block.count(":") >= 3 else 0
-    if positions < 3 and fields < 3:
-        return None
-    if sample_reaches(block, _TREE_LINE.match, 0.3):
+    if tree and fields < 3:
+        positions = block.count("] - [") if block.count("[") >= 6 else 0
+        tree = positions >= 3
+    if tree:
         count, first = count_lines(block, _TREE_LINES)
         if count >= 15:
             kinds = len(set(_OPENER.findall(text)))

@@ -31,10 +31,9 @@ _RANGE_KEY_SET = frozenset(RANGE_KEYS)
 
 
 def _has_position(record: dict[str, Any]) -> bool:
-    if _RANGE_KEY_SET.isdisjoint(record):
-        return False
-    for key in RANGE_KEYS:
-        value = record.get(key)
+    # any position will do: only the keys the record has are looked at
+    for key in _RANGE_KEY_SET.intersection(record):
+        value = record[key]
         if isinstance(value, bool):
             continue
         if isinstance(value, int):
