@@ -13,7 +13,7 @@ import re
 from typing import Any, Optional
 
 from mishkan_core.ingest_lint._model import Block
-from mishkan_core.ingest_lint._shape import sample_reaches
+from mishkan_core.ingest_lint._shape import led_text, line_led, sample_reaches
 
 _DECODER = json.JSONDecoder()
 # a JSON string (complete, on one line) or a bracket; a string never starts right
@@ -86,15 +86,17 @@ def load_json(block: Block) -> Any:
 _JSON_START = re.compile(
     r'^[ \t]*(?:\{[ \t]*(?:"|\}|$)|\[[ \t]*(?:[{\["\d\]-]|true|false|null|$))', re.MULTILINE
 )
+_JSON_STARTS = re.compile(line_led(_JSON_START), _JSON_START.flags)
 
 
 def _load_json(block: Block) -> Any:
     lines = block.lines
     if not block.fenced and block.count("{") < 5:
         return None  # prose with quotes in it; a JSON dump has braces on every record
-    head = block.text[:2048] if block.fenced else block.text
-    found = _JSON_START.search(head)
-    start = block.text.count("\n", 0, found.start()) if found else -1
+    led = led_text(block)  # the line-led search finds line starts at C speed
+    head = led[:2049] if block.fenced else led
+    found = _JSON_STARTS.search(head)
+    start = led.count("\n", 0, found.start()) if found else -1
     if start < 0 or (
         not block.fenced
         and start > 0
@@ -304,8 +306,12 @@ class _Yaml:
 
 
 _YAMLISH_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)"
+    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
+    re.MULTILINE,  # matched against one line, or (line-led) against the block
 )
+_YAMLISH_LINES = re.compile(line_led(_YAMLISH_LINE), _YAMLISH_LINE.flags)
+# a line that is blank, or a comment, once its leading blanks are stripped
+_BLANK_OR_COMMENT_LINES = re.compile(r"\n[^\S\n]*(?:#|$)", re.MULTILINE)
 
 
 def load_yaml(block: Block) -> Any:
@@ -313,14 +319,14 @@ def load_yaml(block: Block) -> Any:
     if "yaml" in block.cache:
         return block.cache["yaml"]
     value: Any = None
-    nonblank: list[str] = []
+    nonblank = 0  # lines neither blank nor a comment
     if block.nonblank >= 8 and sample_reaches(block, _YAMLISH_LINE.match, 0.7):
-        nonblank = [
-            line for line in block.lines if line.strip() and not line.lstrip().startswith("#")
-        ]
-    if len(nonblank) >= 8:
-        yamlish = sum(1 for line in nonblank if _YAMLISH_LINE.match(line))
-        if yamlish >= 0.85 * len(nonblank):
+        # counted in C over the block: such lines never look like YAML
+        led = led_text(block)
+        nonblank = len(block.lines) - len(_BLANK_OR_COMMENT_LINES.findall(led))
+    if nonblank >= 8:
+        yamlish = len(_YAMLISH_LINES.findall(led))
+        if yamlish >= 0.85 * nonblank:
             start = next(i for i, line in enumerate(block.lines) if line.strip())
             reader = _Yaml(block.lines[start:])
             try:
