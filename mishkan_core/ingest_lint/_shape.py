@@ -7,6 +7,8 @@ kinds, in what proportion), never about particular names or strings.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
+from operator import itemgetter
 from typing import Callable
 
 from mishkan_core.ingest_lint._model import Block
@@ -172,15 +174,20 @@ def sample(lines: list[str], size: int = SAMPLE) -> list[str]:
     Dumps are uniform, so a spread sample tells cheaply whether a block could
     pass a proportion test at all; only then is every line examined.
     """
+    # picked and filtered by C loops: ``filter(str.strip, ...)`` keeps the non-blank lines
     if len(lines) <= size:
-        return [line for line in lines if line.strip()]
-    step = len(lines) / size
-    out = []
-    for k in range(size):
-        line = lines[int(k * step)]
-        if line.strip():
-            out.append(line)
-    return out
+        return list(filter(str.strip, lines))
+    return list(filter(str.strip, _spread(len(lines), size)(lines)))
+
+
+@lru_cache(maxsize=1024)
+def _spread(count: int, size: int) -> Callable[[list[str]], tuple[str, ...]]:
+    """A getter of ``size`` indices spread evenly over ``count`` (``count > size``)."""
+    step = count / size
+    indices = [int(k * step) for k in range(size)]
+    if len(indices) == 1:  # itemgetter of one index returns the item, not a tuple
+        return lambda lines: (lines[indices[0]],)
+    return itemgetter(*indices)
 
 
 def block_sample(block: Block) -> list[str]:

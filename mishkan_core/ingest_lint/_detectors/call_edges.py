@@ -101,10 +101,7 @@ def _pairs(block: Block) -> Measure | None:
     if block.nonblank < 5 or len(block.text) > 120 * block.nonblank:
         return None  # an edge is a short line; these are paragraphs
     # the list is uniform: one of its first lines (after a heading, say) is an edge
-    for line in block.lines[:10]:
-        if _PAIR.match(line):
-            break
-    else:
+    if _PAIRS.search("\n" + "\n".join(block.lines[:10])) is None:
         return None
     picked = block_sample(block)
     if sum(1 for line in picked if _PAIR.match(line)) < 0.6 * len(picked):
