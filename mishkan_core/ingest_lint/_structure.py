@@ -93,10 +93,10 @@ def _load_json(block: Block) -> Any:
     lines = block.lines
     if not block.fenced and block.count("{") < 5:
         return None  # prose with quotes in it; a JSON dump has braces on every record
-    led = led_text(block)  # the line-led search finds line starts at C speed
-    head = led[:2049] if block.fenced else led
+    # searched line-led (see line_led): a fence's first lines only, or the whole block
+    head = "\n" + block.text[:2048] if block.fenced else led_text(block)
     found = _JSON_STARTS.search(head)
-    start = led.count("\n", 0, found.start()) if found else -1
+    start = head.count("\n", 0, found.start()) if found else -1
     if start < 0 or (
         not block.fenced
         and start > 0
@@ -106,7 +106,7 @@ def _load_json(block: Block) -> Any:
         return None
     if start > 5 and block.fenced:
         return None
-    text = "\n".join(lines[start:])
+    text = block.text if start == 0 else "\n".join(lines[start:])  # the text is the lines joined
     if text.count('"') < 6:
         return None
     stripped = text.lstrip()
