@@ -135,7 +135,7 @@ def _measure_compact(block: Block) -> Measure | None:
         i
         for i, line in enumerate(block.lines)
         if (_dense(line) and len(_NODE_CALL.findall(line)) >= 3)
-        or len(_POSITIONED_REPR.findall(line)) >= 2
+        or ("@" in line and len(_POSITIONED_REPR.findall(line)) >= 2)  # "...@12,4>"
     ]
     if not dense:
         return None
