@@ -200,6 +200,16 @@ def block_sample(block: Block) -> list[str]:
     return picked
 
 
+def sample_text(block: Block) -> str:
+    """The spread sample's lines, each after a line break (cached): ``line_led``
+    patterns count its lines in one C-level scan."""
+    cached = block.cache.get("sample_text")
+    if isinstance(cached, str):
+        return cached
+    text = block.cache["sample_text"] = "\n" + "\n".join(block_sample(block))
+    return text
+
+
 def sample_share(block: Block, test: Callable[[str], object]) -> float:
     """Share of a spread sample of the block's lines that pass ``test``."""
     picked = block_sample(block)
@@ -292,7 +302,8 @@ _LOCATION_WORD = re.compile(
 )
 
 
-_PATH_BACKWARDS = re.compile(r"[A-Za-z0-9_.@~+\-/]+")  # matched on the reversed text before a hint
+#: the characters of a path, which ``locate`` widens a hint back over
+_PATH_CHARS = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.@~+-/"
 
 
 def locate(line: str) -> tuple[int, int] | None:
@@ -311,9 +322,8 @@ def locate(line: str) -> tuple[int, int] | None:
             end += 1
         return word.start(), end
     start = match.start()
-    path = _PATH_BACKWARDS.match(line[max(0, start - 240) : start][::-1])
-    if path is not None:
-        start -= path.end()
+    before = line[max(0, start - 240) : start]
+    start -= len(before) - len(before.rstrip(_PATH_CHARS))  # the path's length
     end = match.end()
     while end < len(line) and line[end].isdigit():
         end += 1

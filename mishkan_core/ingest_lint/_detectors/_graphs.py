@@ -83,7 +83,9 @@ def _has_letter(value: str) -> bool:
 
 def _is_edge(record: dict[str, Any]) -> bool:
     # any EDGE_KEYS pair will do, so only the pairs whose first key the record has are
-    # tried (most records have none: one C-level intersection)
+    # tried (most records have none: one C-level test)
+    if _SOURCE_KEYS.isdisjoint(record):
+        return False
     for a in _SOURCE_KEYS.intersection(record):
         for b in _TARGETS[a]:
             if b in record and _endpoint(record[a], a) and _endpoint(record[b], b):
@@ -94,9 +96,7 @@ def _is_edge(record: dict[str, Any]) -> bool:
 def graph_stats(found: Records) -> GraphStats:
     stats = GraphStats()
     ids: set[str] = set()
-    records: list[dict[str, Any]] = []
     for record, _parent in found:
-        records.append(record)
         if not _NODE_LIST_SET.isdisjoint(record) and not _EDGE_LIST_SET.isdisjoint(record):
             stats.container = True
         if _is_edge(record):
@@ -113,7 +113,7 @@ def graph_stats(found: Records) -> GraphStats:
     stats.references += _nested_references(found)
     if len(ids) >= 5 and stats.edges + stats.references < 10 and not stats.container:
         # references by id from one record to another (code-graph DataPoints, adjacency maps)
-        for record in records:
+        for record, _parent in found:
             own = _first_id(record)
             for key, item in record.items():
                 if key in ID_KEYS:

@@ -11,7 +11,13 @@ from typing import Any
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, key_lines, scan
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_lines, line_led
+from mishkan_core.ingest_lint._shape import (
+    CODE_LANGS,
+    block_sample,
+    count_lines,
+    line_led,
+    sample_text,
+)
 from mishkan_core.ingest_lint._structure import load_data
 
 # a module, package or file; relative ones too ("../internal/re", "./", "..")
@@ -170,12 +176,24 @@ def _measure_data(block: Block) -> Measure | None:
 
 _IMPORT_WORDS = ("import", "from", "use", "require", "include", "using", "const", "let", "var")
 _IMPORT_HEADS = frozenset("#@" + "".join(word[0] for word in _IMPORT_WORDS))
+# what a sample line of each text shape opens with: an item or a tree branch, a blank
+# or a tree character; an import, its keyword after "#", "@" and blanks
+_SHAPE_HEADS = re.compile(r"\n[ \t\u251c\u2514|`+\\\[]")
+_IMPORT_OPENINGS = re.compile(r"\n[#@ \t]*(?:" + "|".join(_IMPORT_WORDS) + ")")
 
 
 def _measure_text(block: Block) -> Measure | None:
     if block.nonblank < 5:
         return None
     picked = block_sample(block)
+    size = len(picked)
+    # lines that open like none of the shapes (most prose) are counted out in C first
+    led = sample_text(block)
+    if (
+        len(_SHAPE_HEADS.findall(led)) < 0.3 * size
+        and len(_IMPORT_OPENINGS.findall(led)) < 0.4 * size
+    ):
+        return None  # too few lines could count below: no shape reaches its share
     items = trees = imports = 0
     for line in picked:  # one pass over the sample for the text shapes
         head = line[:1]
@@ -192,7 +210,6 @@ def _measure_text(block: Block) -> Measure | None:
             and _IMPORT.match(line)
         ):
             imports += 1
-    size = len(picked)
     if items >= 0.3 * size:
         groups, found, item_lines = _grouped_text(block)
         if groups >= 3:
