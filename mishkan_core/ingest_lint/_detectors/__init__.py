@@ -29,6 +29,8 @@ class Detector:
 
 _REGISTRY: dict[str, Detector] = {}
 _LOADED: list[bool] = []
+#: the registry in rule-code order, sorted again only when a rule was registered since
+_ORDERED: list[Detector] = []
 
 
 def register(code: str, name: str, family: str, summary: str) -> Callable[[Check], Check]:
@@ -50,7 +52,9 @@ def detectors() -> list[Detector]:
             if not module.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{module.name}")
         _LOADED.append(True)
-    return [_REGISTRY[code] for code in sorted(_REGISTRY)]
+    if len(_ORDERED) != len(_REGISTRY):  # the engine asks once per file
+        _ORDERED[:] = [_REGISTRY[code] for code in sorted(_REGISTRY)]
+    return _ORDERED[:]
 
 
 def get(code: str) -> Detector:
