@@ -29,7 +29,7 @@ class Detector:
 
 _REGISTRY: dict[str, Detector] = {}
 _LOADED: list[bool] = []
-#: the registry in rule-code order, sorted again only when a rule was registered since
+#: the registry in rule-code order (emptied by ``register``): the engine asks once per file
 _ORDERED: list[Detector] = []
 
 
@@ -40,6 +40,7 @@ def register(code: str, name: str, family: str, summary: str) -> Callable[[Check
         if code in _REGISTRY and _REGISTRY[code].check is not check:
             raise ValueError(f"rule {code} registered twice")
         _REGISTRY[code] = Detector(Rule(code, name, family, summary), check)
+        _ORDERED.clear()
         return check
 
     return decorate
@@ -52,7 +53,7 @@ def detectors() -> list[Detector]:
             if not module.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{module.name}")
         _LOADED.append(True)
-    if len(_ORDERED) != len(_REGISTRY):  # the engine asks once per file
+    if not _ORDERED:
         _ORDERED[:] = [_REGISTRY[code] for code in sorted(_REGISTRY)]
     return _ORDERED[:]
 
