@@ -23,6 +23,8 @@ _NODES = re.compile(line_led(_NODE), _NODE.flags)
 
 
 def _measure(block: Block) -> Measure | None:
+    if not block.count("{"):
+        return None  # a DOT graph opens with "digraph ... {" (_HEADER)
     if block.count(">") < 10 and (block.count("-") < 20 or block.count(" -- ") < 10):
         return None
     text = block.text

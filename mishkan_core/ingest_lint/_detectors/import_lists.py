@@ -26,7 +26,8 @@ _HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*(?::[ \t]*)?$
 # "  -> dep", "  - dep", "  [U] dep" (pyan's uses/defines tags) under a module heading
 _ITEM = re.compile(
     r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?:\[[A-Za-z]{1,3}\][ \t]*)?"
-    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*(?:,[ \t]*)?$"
+    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*(?:,[ \t]*)?$",
+    re.MULTILINE,  # matched against one line, or (line-led) against a sample
 )
 _IMPORT = re.compile(
     r"^[ \t]*(?:import[ \t]+[\w.{*]|from[ \t]+[\w.]+[ \t]+import[ \t]|#[ \t]*include[ \t]*[<\"]"
@@ -41,6 +42,7 @@ _DEP_TREE = re.compile(
     re.MULTILINE,
 )
 _IMPORTS = re.compile(line_led(_IMPORT), _IMPORT.flags)
+_ITEMS = re.compile(line_led(_ITEM), _ITEM.flags)
 _DEP_TREES = re.compile(line_led(_DEP_TREE), _DEP_TREE.flags)
 # One module per line with the modules it imports, uses or calls:
 #   "- pkg/mod.py: dep, dep.sub, dep"   "pkg.mod -> a, b, c"   "| pkg/mod.py | a, b |"
@@ -176,10 +178,6 @@ def _measure_data(block: Block) -> Measure | None:
 
 _IMPORT_WORDS = ("import", "from", "use", "require", "include", "using", "const", "let", "var")
 _IMPORT_HEADS = frozenset("#@" + "".join(word[0] for word in _IMPORT_WORDS))
-# what a sample line of each text shape opens with: an item or a tree branch, a blank
-# or a tree character; an import, its keyword after "#", "@" and blanks
-_SHAPE_HEADS = re.compile(r"\n[ \t\u251c\u2514|`+\\\[]")
-_IMPORT_OPENINGS = re.compile(r"\n[#@ \t]*(?:" + "|".join(_IMPORT_WORDS) + ")")
 
 
 def _measure_text(block: Block) -> Measure | None:
@@ -187,13 +185,16 @@ def _measure_text(block: Block) -> Measure | None:
         return None
     picked = block_sample(block)
     size = len(picked)
-    # lines that open like none of the shapes (most prose) are counted out in C first
+    # the sample lines each pattern matches, counted in C, bound what the loop below
+    # counts (an item is one, a tree line or an import at most one): most blocks
+    # reach no share and need no loop
     led = sample_text(block)
     if (
-        len(_SHAPE_HEADS.findall(led)) < 0.3 * size
-        and len(_IMPORT_OPENINGS.findall(led)) < 0.4 * size
+        len(_ITEMS.findall(led)) < 0.3 * size
+        and len(_DEP_TREES.findall(led)) < 0.3 * size
+        and len(_IMPORTS.findall(led)) < 0.4 * size
     ):
-        return None  # too few lines could count below: no shape reaches its share
+        return None
     items = trees = imports = 0
     for line in picked:  # one pass over the sample for the text shapes
         head = line[:1]

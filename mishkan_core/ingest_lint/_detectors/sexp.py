@@ -42,9 +42,11 @@ def _measure(block: Block) -> Measure | None:
         return None
     text = block.text
     # tree lines are looked at in the sample first: the two counts below are scans of
-    # their own, and the one-line form needs only the second
+    # their own, needed by a tree the sample found or by the one-line form (which
+    # takes 15 fields, so 15 ":", and 40 "(")
     tree = sample_reaches(block, _TREE_LINE.match, 0.3)
-    fields = block.count(": (") if block.count(":") >= 3 else 0
+    one_line = block.count(":") >= 15 and block.count("(") >= 40
+    fields = block.count(": (") if (tree or one_line) and block.count(":") >= 3 else 0
     if tree and fields < 3:
         positions = block.count("] - [") if block.count("[") >= 6 else 0
         tree = positions >= 3
