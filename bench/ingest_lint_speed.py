@@ -80,7 +80,7 @@ def _measure(package_root: Path, corpus: Path, repeat: int) -> dict[str, float]:
     return result
 
 
-def _baseline(rev: str, into: Path) -> Path | None:
+def package_at(rev: str, into: Path) -> Path | None:
     """The package at ``rev``, unpacked under ``into`` (None when git cannot give it)."""
     archive = into / "baseline.tar"
     done = subprocess.run(
@@ -94,7 +94,9 @@ def _baseline(rev: str, into: Path) -> Path | None:
         return None
     root = into / "baseline"
     with tarfile.open(archive) as tar:
-        tar.extractall(root)
+        # the "data" filter where Python has it (3.12+, backported): 3.14 makes it the default
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}
+        tar.extractall(root, **safe)  # type: ignore[arg-type]
     return root
 
 
@@ -127,7 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.python_version()}; {args.rounds} rounds, best of {args.repeat} passes each"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        baseline = None if args.no_baseline else _baseline(args.baseline_rev, Path(tmp))
+        baseline = None if args.no_baseline else package_at(args.baseline_rev, Path(tmp))
         current: list[dict[str, float]] = []
         base: list[dict[str, float]] = []
         for _ in range(args.rounds):

@@ -70,15 +70,33 @@ def read_text(path: str, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[str | None
         return None, _too_large(path, info.st_size, max_bytes)
     expected = min(info.st_size, max_bytes) + 1  # never allocate the whole bound up front
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(expected)
+        # a bare descriptor: a file object and its buffer cost more than the read
+        fd = os.open(path, os.O_RDONLY | _O_CLOEXEC)
+        try:
+            data = _read(fd, expected)
             if len(data) == expected and expected <= max_bytes:  # it grew since the stat
-                data += handle.read(max_bytes + 1 - expected)
+                data += _read(fd, max_bytes + 1 - expected)
+        finally:
+            os.close(fd)
     except OSError as exc:
         return None, os_error(path, exc, "read")
     if len(data) > max_bytes:  # it grew past the bound between stat and read
         return None, _too_large(path, len(data), max_bytes)
     return decode(path, data)
+
+
+_O_CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+
+
+def _read(fd: int, size: int) -> bytes:
+    """Up to ``size`` bytes, fewer only at the end of the file."""
+    data = os.read(fd, size)
+    while 0 < len(data) < size:
+        more = os.read(fd, size - len(data))
+        if not more:
+            break
+        data += more
+    return data
 
 
 def _too_large(path: str, size: int, max_bytes: int) -> Finding:

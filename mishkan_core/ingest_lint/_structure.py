@@ -10,11 +10,10 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any, Optional
 
 from mishkan_core.ingest_lint._model import Block
-from mishkan_core.ingest_lint._shape import sample_reaches
+from mishkan_core.ingest_lint._shape import led_text, line_led, sample_reaches
 
 _DECODER = json.JSONDecoder()
 # a JSON string (complete, on one line) or a bracket; a string never starts right
@@ -87,15 +86,17 @@ def load_json(block: Block) -> Any:
 _JSON_START = re.compile(
     r'^[ \t]*(?:\{[ \t]*(?:"|\}|$)|\[[ \t]*(?:[{\["\d\]-]|true|false|null|$))', re.MULTILINE
 )
+_JSON_STARTS = re.compile(line_led(_JSON_START), _JSON_START.flags)
 
 
 def _load_json(block: Block) -> Any:
     lines = block.lines
     if not block.fenced and block.count("{") < 5:
         return None  # prose with quotes in it; a JSON dump has braces on every record
-    head = block.text[:2048] if block.fenced else block.text
-    found = _JSON_START.search(head)
-    start = block.text.count("\n", 0, found.start()) if found else -1
+    # searched line-led (see line_led): a fence's first lines only, or the whole block
+    head = "\n" + block.text[:2048] if block.fenced else led_text(block)
+    found = _JSON_STARTS.search(head)
+    start = head.count("\n", 0, found.start()) if found else -1
     if start < 0 or (
         not block.fenced
         and start > 0
@@ -105,7 +106,7 @@ def _load_json(block: Block) -> Any:
         return None
     if start > 5 and block.fenced:
         return None
-    text = "\n".join(lines[start:])
+    text = block.text if start == 0 else "\n".join(lines[start:])  # the text is the lines joined
     if text.count('"') < 6:
         return None
     stripped = text.lstrip()
@@ -150,30 +151,40 @@ def records(block: Block, value: Any) -> Records:
     cached = block.cache.get("records")
     if isinstance(cached, list) and block.cache.get("records_of") is value:
         return cached
-    out: Records = list(iter_dicts(value))
+    out = _dicts(value)
     block.cache["records"] = out
     block.cache["records_of"] = value
     return out
 
 
-def iter_dicts(value: Any) -> Iterator[tuple[dict[str, Any], dict[str, Any] | None]]:
-    """Every dict inside ``value`` (document order) with its nearest enclosing dict."""
+def _dicts(value: Any) -> Records:
+    """Every dict inside ``value`` (document order) with its nearest enclosing dict,
+    at most ``MAX_RECORDS`` of them.
+
+    A plain loop that pushes the children itself: a dump holds thousands of values,
+    and a generator per dict with an ``isinstance`` call per child cost more than
+    the detectors' own work on the records. The values come from ``json`` and
+    ``_Yaml``, which build plain dicts and lists, so ``type(...) is`` is exact.
+    """
+    out: Records = []
     stack: list[tuple[Any, dict[str, Any] | None]] = [(value, None)]
-    seen = 0
-    while stack and seen < MAX_RECORDS:
-        item, parent = stack.pop()
-        if isinstance(item, dict):
-            seen += 1
-            yield item, parent
-            stack.extend(
-                (child, item)
-                for child in reversed(item.values())
-                if isinstance(child, (dict, list))
-            )
-        elif isinstance(item, list):
-            stack.extend(
-                (child, parent) for child in reversed(item) if isinstance(child, (dict, list))
-            )
+    pop, push = stack.pop, stack.append
+    while stack and len(out) < MAX_RECORDS:
+        item, parent = pop()
+        kind = type(item)
+        if kind is dict:
+            out.append((item, parent))
+            children: Any = item.values()
+            parent = item
+        elif kind is list:
+            children = item
+        else:
+            continue
+        for child in reversed(children):
+            kind = type(child)
+            if kind is dict or kind is list:
+                push((child, parent))
+    return out
 
 
 # --------------------------------------------------------------------------- YAML subset
@@ -295,8 +306,12 @@ class _Yaml:
 
 
 _YAMLISH_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)"
+    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
+    re.MULTILINE,  # matched against one line, or (line-led) against the block
 )
+_YAMLISH_LINES = re.compile(line_led(_YAMLISH_LINE), _YAMLISH_LINE.flags)
+# a line that is blank, or a comment, once its leading blanks are stripped
+_BLANK_OR_COMMENT_LINES = re.compile(r"\n[^\S\n]*(?:#|$)", re.MULTILINE)
 
 
 def load_yaml(block: Block) -> Any:
@@ -304,14 +319,14 @@ def load_yaml(block: Block) -> Any:
     if "yaml" in block.cache:
         return block.cache["yaml"]
     value: Any = None
-    nonblank: list[str] = []
+    nonblank = 0  # lines neither blank nor a comment
     if block.nonblank >= 8 and sample_reaches(block, _YAMLISH_LINE.match, 0.7):
-        nonblank = [
-            line for line in block.lines if line.strip() and not line.lstrip().startswith("#")
-        ]
-    if len(nonblank) >= 8:
-        yamlish = sum(1 for line in nonblank if _YAMLISH_LINE.match(line))
-        if yamlish >= 0.85 * len(nonblank):
+        # counted in C over the block: such lines never look like YAML
+        led = led_text(block)
+        nonblank = len(block.lines) - len(_BLANK_OR_COMMENT_LINES.findall(led))
+    if nonblank >= 8:
+        yamlish = len(_YAMLISH_LINES.findall(led))
+        if yamlish >= 0.85 * nonblank:
             start = next(i for i, line in enumerate(block.lines) if line.strip())
             reader = _Yaml(block.lines[start:])
             try:

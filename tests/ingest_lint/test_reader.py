@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -131,14 +132,14 @@ def test_unreadable_and_missing_files(tmp_path: Path) -> None:
 def test_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     locked = tmp_path / "locked.md"
     locked.write_text("---\nmishkan: ingest\n---\n")
-    real_open = open
+    real_open = os.open
 
-    def refuse(file: object, *args: object, **kwargs: object) -> object:
+    def refuse(file: str, flags: int, *args: int, **kwargs: object) -> int:
         if str(file) == str(locked):
             raise PermissionError(13, "Permission denied")
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, flags, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("builtins.open", refuse)
+    monkeypatch.setattr(os, "open", refuse)
     result = lint_file(str(locked))
     assert [f.rule for f in result.findings] == ["IL901"]
     assert result.findings[0].message == "cannot read: Permission denied"

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._shape import (
     count_lines,
     is_code_line,
+    line_led,
     locate,
     matching_lines,
     sample,
@@ -116,7 +119,11 @@ def test_line_helpers() -> None:
     block = _block("a\nfoo 1\nb\nfoo 2\nfoo 3")
     pattern = re.compile(r"^foo \d$", re.MULTILINE)
     assert matching_lines(block, pattern) == [1, 3, 4]
-    assert count_lines(block, pattern) == (3, [1])
+    led = re.compile(line_led(pattern), pattern.flags)
+    assert count_lines(block, led) == (3, [1])
+    assert count_lines(_block("foo 0\nb\nfoo 2"), led) == (2, [0])  # the first line too
+    with pytest.raises(ValueError, match="not a line-anchored pattern"):
+        line_led(re.compile(r"foo \d"))
     many = [f"line {i}" for i in range(1000)]
     picked = sample(many, 10)
     assert len(picked) == 10 and picked[0] == "line 0" and picked[-1].startswith("line 9")

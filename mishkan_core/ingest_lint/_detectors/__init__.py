@@ -29,6 +29,8 @@ class Detector:
 
 _REGISTRY: dict[str, Detector] = {}
 _LOADED: list[bool] = []
+#: the registry in rule-code order (emptied by ``register``): the engine asks once per file
+_ORDERED: list[Detector] = []
 
 
 def register(code: str, name: str, family: str, summary: str) -> Callable[[Check], Check]:
@@ -38,6 +40,7 @@ def register(code: str, name: str, family: str, summary: str) -> Callable[[Check
         if code in _REGISTRY and _REGISTRY[code].check is not check:
             raise ValueError(f"rule {code} registered twice")
         _REGISTRY[code] = Detector(Rule(code, name, family, summary), check)
+        _ORDERED.clear()
         return check
 
     return decorate
@@ -50,7 +53,9 @@ def detectors() -> list[Detector]:
             if not module.name.startswith("_"):
                 importlib.import_module(f"{__name__}.{module.name}")
         _LOADED.append(True)
-    return [_REGISTRY[code] for code in sorted(_REGISTRY)]
+    if not _ORDERED:
+        _ORDERED[:] = [_REGISTRY[code] for code in sorted(_REGISTRY)]
+    return _ORDERED[:]
 
 
 def get(code: str) -> Detector:

@@ -14,11 +14,14 @@ BLOCK_SHARE = 0.25
 SPLIT_SHARE = 0.4
 
 
+# tab, DEL and SOH (etags) shown as symbols; every other control character as U+FFFD
+_VISIBLE: dict[int, str] = dict.fromkeys(range(32), "\ufffd")
+_VISIBLE.update({ord("\t"): " \u21e5 ", 0x7F: "\u2421", 0x01: "\u2401"})
+
+
 def excerpt(line: str, width: int = EXCERPT_WIDTH) -> str:
     """One line of evidence, control characters made visible, cut to ``width``."""
-    text = line.strip()[: width * 2]  # a 1 MB line costs what its excerpt costs
-    text = text.replace("\t", " \u21e5 ").replace("\x7f", "\u2421").replace("\x01", "\u2401")
-    text = "".join(ch if ch >= " " else "\ufffd" for ch in text)
+    text = line.strip()[: width * 2].translate(_VISIBLE)  # a 1 MB line costs its excerpt
     return text if len(text) <= width else text[: width - 1] + "\u2026"
 
 

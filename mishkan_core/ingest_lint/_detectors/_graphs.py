@@ -28,6 +28,17 @@ NODE_LISTS = ("nodes", "vertices", "node", "vertex")
 EDGE_LISTS = ("edges", "links", "relationships", "relations", "arcs", "edge", "link")
 ID_KEYS = ("id", "_id", "uid", "uuid", "node_id", "nodeId", "key")
 _LOCATION_KEYS = ("source_file", "file", "path", "uri", "filename", "file_path", "filepath")
+# the same keys as sets: one C-level test tells that a record holds none of them,
+# which is the answer for most records of most documents
+_NODE_LIST_SET = frozenset(NODE_LISTS)
+_EDGE_LIST_SET = frozenset(EDGE_LISTS)
+#: the second keys of the EDGE_KEYS pairs, by their first key ("outV": ("inV", "inVs"))
+_TARGETS: dict[str, tuple[str, ...]] = {}
+for _source, _target in EDGE_KEYS:
+    _TARGETS[_source] = (*_TARGETS.get(_source, ()), _target)
+_SOURCE_KEYS = frozenset(_TARGETS)
+_ID_KEY_SET = frozenset(ID_KEYS)
+_LOCATION_KEY_SET = frozenset(_LOCATION_KEYS)
 
 
 @dataclass
@@ -47,10 +58,7 @@ def _endpoint(value: Any, key: str) -> bool:
     if isinstance(value, str):
         # an identifier, not a date or a number range ("2024-01-01", "1.2")
         return (
-            0 < len(value) <= 200
-            and "\n" not in value
-            and " " not in value
-            and any(ch.isalpha() for ch in value)
+            0 < len(value) <= 200 and "\n" not in value and " " not in value and _has_letter(value)
         )
     if isinstance(value, list):
         return key == "inVs" and bool(value) and all(isinstance(v, (int, str)) for v in value)
@@ -63,38 +71,50 @@ def _endpoint(value: Any, key: str) -> bool:
     return False
 
 
+_ASCII_LETTER = re.compile(r"[A-Za-z]")
+
+
+def _has_letter(value: str) -> bool:
+    """``any(ch.isalpha() for ch in value)``, in C for the usual ASCII identifier."""
+    if value.isascii():
+        return _ASCII_LETTER.search(value) is not None
+    return any(ch.isalpha() for ch in value)
+
+
 def _is_edge(record: dict[str, Any]) -> bool:
-    for a, b in EDGE_KEYS:
-        if a in record and b in record and _endpoint(record[a], a) and _endpoint(record[b], b):
-            return True
+    # any EDGE_KEYS pair will do, so only the pairs whose first key the record has are
+    # tried (most records have none: one C-level test)
+    if _SOURCE_KEYS.isdisjoint(record):
+        return False
+    for a in _SOURCE_KEYS.intersection(record):
+        for b in _TARGETS[a]:
+            if b in record and _endpoint(record[a], a) and _endpoint(record[b], b):
+                return True
     return False
 
 
 def graph_stats(found: Records) -> GraphStats:
     stats = GraphStats()
     ids: set[str] = set()
-    records: list[dict[str, Any]] = []
     for record, _parent in found:
-        records.append(record)
-        keys = record.keys()
-        if any(k in keys for k in NODE_LISTS) and any(k in keys for k in EDGE_LISTS):
+        if not _NODE_LIST_SET.isdisjoint(record) and not _EDGE_LIST_SET.isdisjoint(record):
             stats.container = True
         if _is_edge(record):
             stats.edges += 1
             continue
-        ident = next((record[k] for k in ID_KEYS if k in record), None)
+        ident = _first_id(record)
         if isinstance(ident, (str, int)) and not isinstance(ident, bool):
             if isinstance(ident, str):
                 ids.add(ident)
-            if stats.container or any(k in keys for k in _LOCATION_KEYS) or len(keys) >= 2:
+            if stats.container or len(record) >= 2 or not _LOCATION_KEY_SET.isdisjoint(record):
                 stats.nodes += 1
     if stats.edges >= 10 or stats.container:
         return stats  # a graph already: the reference counts would only add detail
     stats.references += _nested_references(found)
     if len(ids) >= 5 and stats.edges + stats.references < 10 and not stats.container:
         # references by id from one record to another (code-graph DataPoints, adjacency maps)
-        for record in records:
-            own = next((record[k] for k in ID_KEYS if k in record), None)
+        for record, _parent in found:
+            own = _first_id(record)
             for key, item in record.items():
                 if key in ID_KEYS:
                     continue
@@ -105,10 +125,20 @@ def graph_stats(found: Records) -> GraphStats:
     return stats
 
 
+def _first_id(record: dict[str, Any]) -> Any:
+    """The value of the record's first id key (in ``ID_KEYS`` order), or None."""
+    if _ID_KEY_SET.isdisjoint(record):
+        return None
+    for key in ID_KEYS:
+        if key in record:
+            return record[key]
+    return None
+
+
 def _ident(record: dict[str, Any] | None) -> Any:
     if record is None:
         return None
-    value = next((record[k] for k in ID_KEYS if k in record), None)
+    value = _first_id(record)
     return value if isinstance(value, (str, int)) and not isinstance(value, bool) else None
 
 
@@ -119,7 +149,7 @@ _CODE_ENTITY = re.compile(
 
 
 def _code_entity(record: dict[str, Any]) -> bool:
-    if any(k in record for k in _LOCATION_KEYS):
+    if not _LOCATION_KEY_SET.isdisjoint(record):
         return True
     kind = record.get("type", record.get("kind"))
     return isinstance(kind, str) and bool(_CODE_ENTITY.search(kind))

@@ -22,6 +22,7 @@ TYPE_KEYS = (
     "@type",
     "_kind",
 )
+_TYPE_KEY_SET = frozenset(TYPE_KEYS)  # most records have none: one C-level test
 # fmt: off
 POSITION_KEYS = frozenset((
     "start", "end", "loc", "range", "span", "position", "pos", "startPosition", "endPosition",
@@ -37,6 +38,8 @@ _SNAKE = re.compile(r"[a-z]+(?:_[a-z0-9]+)+\Z")
 
 
 def _node_type(record: dict[str, Any]) -> str | None:
+    if _TYPE_KEY_SET.isdisjoint(record):
+        return None
     for key in TYPE_KEYS:
         value = record.get(key)
         if isinstance(value, str) and (_CAMEL.match(value) or _SNAKE.match(value)):

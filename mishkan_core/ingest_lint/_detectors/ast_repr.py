@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import PARSE_TREE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, matching_lines, sample_reaches
+from mishkan_core.ingest_lint._shape import count_lines, line_led, matching_lines, sample_reaches
 
 # One line of an indented repr: "key=Node(", "field: Node {", "'value',", "),", "None", ...
 _REPR_LINE = re.compile(
@@ -31,6 +31,9 @@ _CLANG_LINE = re.compile(r"^[ |`]*[|`]-[A-Z]\w*(?: 0x[0-9a-f]+| <)", re.MULTILIN
 _GO_AST_LINE = re.compile(
     r"^[ \t]*\d+[ \t]+(?:\.[ \t]+)*(?:[A-Z]\w*:[ \t].*|\}|\d+: .*)$", re.MULTILINE
 )
+_CLANG_LINES = re.compile(line_led(_CLANG_LINE), _CLANG_LINE.flags)
+_GO_AST_LINES = re.compile(line_led(_GO_AST_LINE), _GO_AST_LINE.flags)
+_REPR_LINES = re.compile(line_led(_REPR_LINE), _REPR_LINE.flags)
 # a node constructor in a compact dump: "Name(id=", "arguments(posonlyargs=", "Load()"
 _NODE_CALL = re.compile(r"\b[A-Za-z_]\w*\((?:[a-z_]\w*=|\))")
 # a parso/jedi node repr: "<Name: foo@12,4>", "<ImportFrom: from a import b@3,0>"
@@ -87,14 +90,19 @@ def constructor_tree(text: str) -> tuple[int, int] | None:
 
 def _measure(block: Block) -> Measure | None:
     text = block.text
+    # each "|-" or "`-" holds a "-": the two-character counts (scans of their own) come
+    # last, after the sample
     clang = (
-        block.count("|") + block.count("`") >= 10 and block.count("|-") + block.count("`-") >= 10
+        block.count("|") + block.count("`") >= 10
+        and block.count("-") >= 10
+        and sample_reaches(block, _CLANG_LINE.match, 0.4)
+        and block.count("|-") + block.count("`-") >= 10
     )
-    if clang and sample_reaches(block, _CLANG_LINE.match, 0.4):
-        return Measure(*count_lines(block, _CLANG_LINE), "clang -ast-dump")
+    if clang:
+        return Measure(*count_lines(block, _CLANG_LINES), "clang -ast-dump")
     go = block.count(":") >= 0.3 * block.nonblank and block.count("{") + block.count("}") >= 5
     if go and sample_reaches(block, _GO_AST_LINE.match, 0.4):
-        return Measure(*count_lines(block, _GO_AST_LINE), "go/ast Print")
+        return Measure(*count_lines(block, _GO_AST_LINES), "go/ast Print")
     if block.count('"') >= 1.5 * block.nonblank:
         return None  # JSON: its trees are IL203's
     least = max(20, 0.2 * block.nonblank)
@@ -102,7 +110,7 @@ def _measure(block: Block) -> Measure | None:
         return None
     if not sample_reaches(block, _repr_line, 0.4):
         return None
-    count, first = count_lines(block, _REPR_LINE)
+    count, first = count_lines(block, _REPR_LINES)
     if count < 0.7 * block.nonblank:  # compact dumps: one long constructor call per line
         dense = [i for i in matching_lines(block, _CTOR_AT_START) if _dense(block.lines[i])]
         count, first = count + len(dense), sorted(first + dense[:1])[:1]
@@ -127,7 +135,7 @@ def _measure_compact(block: Block) -> Measure | None:
         i
         for i, line in enumerate(block.lines)
         if (_dense(line) and len(_NODE_CALL.findall(line)) >= 3)
-        or len(_POSITIONED_REPR.findall(line)) >= 2
+        or ("@" in line and len(_POSITIONED_REPR.findall(line)) >= 2)  # "...@12,4>"
     ]
     if not dense:
         return None

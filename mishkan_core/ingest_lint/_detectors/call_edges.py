@@ -14,6 +14,7 @@ from mishkan_core.ingest_lint._shape import (
     CODE_LANGS,
     block_sample,
     count_lines,
+    line_led,
     matching_lines,
     sample_reaches,
 )
@@ -29,6 +30,7 @@ MAX_LINE = 400  # an edge is short; longer lines are not examined
 # the common case, "a.b.c -> d.e.f" with code-shaped endpoints, matched in C
 _QUALIFIED = r"[\w$]+(?:[.:/#][\w$]+)+(?:\(\))?"
 _SIMPLE_EDGE = re.compile(rf"^[ \t]*{_QUALIFIED}[ \t]*->[ \t]*{_QUALIFIED}[ \t]*$", re.MULTILINE)
+_SIMPLE_EDGES = re.compile(line_led(_SIMPLE_EDGE), _SIMPLE_EDGE.flags)
 _ARROW_HINT = re.compile(r"->|=>|<-|\u2192|\u27f6|\u21d2")
 _LEADING_BULLET = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?")
 # trailing annotations an edge line may carry: [calls], (file.py:12), ;, {attrs}, # comment
@@ -47,6 +49,7 @@ _PAIR = re.compile(
     rf"^[ \t]*{_QTOKEN}[ \t]+(?:{_QTOKEN}|[A-Za-z_$][\w$]*)[ \t]*(?:\{{[^\n]*\}}[ \t]*)?$",
     re.MULTILINE,
 )
+_PAIRS = re.compile(line_led(_PAIR), _PAIR.flags)
 _ENDPOINT = re.compile(r"^[`\"']?[\w$@~./:#<>\[\]-]*[\w$)>\]](?:\(\))?[`\"']?(?:\(\))?$")
 _CODEY = re.compile(r"[._/:#]|\(\)|[a-z][A-Z]")
 
@@ -98,15 +101,12 @@ def _pairs(block: Block) -> Measure | None:
     if block.nonblank < 5 or len(block.text) > 120 * block.nonblank:
         return None  # an edge is a short line; these are paragraphs
     # the list is uniform: one of its first lines (after a heading, say) is an edge
-    for line in block.lines[:10]:
-        if _PAIR.match(line):
-            break
-    else:
+    if _PAIRS.search("\n" + "\n".join(block.lines[:10])) is None:
         return None
     picked = block_sample(block)
     if sum(1 for line in picked if _PAIR.match(line)) < 0.6 * len(picked):
         return None
-    return Measure(*count_lines(block, _PAIR), "without arrows")
+    return Measure(*count_lines(block, _PAIRS), "without arrows")
 
 
 def _measure(block: Block) -> Measure | None:
@@ -120,7 +120,7 @@ def _measure(block: Block) -> Measure | None:
         return None
     if not sample_reaches(block, edge_line, 0.2):
         return None
-    simple, first = count_lines(block, _SIMPLE_EDGE)
+    simple, first = count_lines(block, _SIMPLE_EDGES)
     if simple >= 0.9 * block.nonblank:  # a plain edge list: no need to look line by line
         return Measure(simple, first)
     hits = [i for i in matching_lines(block, _ARROW_HINT) if edge_line(block.lines[i])]

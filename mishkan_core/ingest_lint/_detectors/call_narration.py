@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Document, Hit
-from mishkan_core.ingest_lint._shape import CODE_REF, locate, location_lines
+from mishkan_core.ingest_lint._shape import CODE_REF, locate, location_lines, may_hold_locations
 
 _SPAN = re.compile(r"`([^`\n]+)`")
 _QUALIFIED = re.compile(r"(?<![\w$])[\w$]+(?:\.|::|#)[\w$]+")
@@ -29,7 +29,9 @@ def _narrating(unit: str) -> bool:
 def check(doc: Document) -> Iterator[Hit]:
     units: list[tuple[int, int, str]] = []  # (first line, last line, text)
     for block in doc.unclaimed():
-        if block.fenced or block.count("`") < 20 or len(location_lines(block)) < 10:
+        if block.fenced or block.count("`") < 20 or not may_hold_locations(block, 10):
+            continue
+        if len(location_lines(block)) < 10:
             continue
         start = -1
         buffer: list[str] = []

@@ -8,10 +8,12 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import block_hit, first_line
 from mishkan_core.ingest_lint._model import BULK_SOURCE, Document, Hit
-from mishkan_core.ingest_lint._shape import is_code_line
+from mishkan_core.ingest_lint._shape import is_code_line, led_text, line_led
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
 _FILE_HEADER = re.compile(r"^\+\+\+ ", re.MULTILINE)
+_HUNKS = re.compile(line_led(_HUNK), _HUNK.flags)
+_FILE_HEADERS = re.compile(line_led(_FILE_HEADER), _FILE_HEADER.flags)
 MIN_CHANGED = 60
 MIN_CHANGED_IN_LARGE_HUNKS = 25
 MIN_HUNK_LINES = 80
@@ -27,7 +29,7 @@ def check(doc: Document) -> Iterator[Hit]:
             continue
         if "@@" not in text and block.lang not in ("diff", "patch"):
             continue
-        hunks = len(_HUNK.findall(text))
+        hunks = len(_HUNKS.findall(led_text(block)))
         if not hunks and block.lang not in ("diff", "patch"):
             continue
         changed = [
@@ -47,7 +49,7 @@ def check(doc: Document) -> Iterator[Hit]:
             continue
         if doc.share(block.nonblank) < 0.4 and len(changed) < 150:
             continue
-        files = len(_FILE_HEADER.findall(text)) or 1
+        files = len(_FILE_HEADERS.findall(led_text(block))) or 1
         yield block_hit(
             block,
             f"bulk source: code diff with {len(changed)} changed lines in {hunks} hunks "

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import SYMBOL_TABLE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import block_sample, count_lines, sample_reaches
+from mishkan_core.ingest_lint._shape import block_sample, count_lines, line_led, sample_reaches
 
 # name<TAB>file<TAB>address[;"<TAB>fields...]  (address: /^pattern$/, ?pattern? or a line number)
 _TAGS = re.compile(
@@ -24,19 +24,22 @@ _XREF = re.compile(
 _ETAG = re.compile(
     r"^(?:[^\x7f\n]*\x7f(?:[^\x01\x7f\n]*\x01)?\d+,\d+|[^ \t\n]+,\d+|\x0c)[ \t]*$", re.M
 )
+_ETAGS = re.compile(line_led(_ETAG), _ETAG.flags)
+_TAGS_LINES = re.compile(line_led(_TAGS), _TAGS.flags)
+_XREFS = re.compile(line_led(_XREF), _XREF.flags)
 
 
 def _measure(block: Block) -> Measure | None:
     if block.count("\x7f") and sample_reaches(block, _ETAG.search, 0.3):
-        return Measure(*count_lines(block, _ETAG), "etags")
+        return Measure(*count_lines(block, _ETAGS), "etags")
     if block.count("\t") >= 8 and sample_reaches(block, _TAGS.match, 0.3):
-        return Measure(*count_lines(block, _TAGS), "ctags")
+        return Measure(*count_lines(block, _TAGS_LINES), "ctags")
     if "  " not in block.text:  # -x output is aligned in columns
         return None
     picked = block_sample(block)
     aligned = sum(1 for line in picked if "  " in line.strip()) >= 0.5 * len(picked)
     if aligned and sample_reaches(block, _XREF.match, 0.3):
-        return Measure(*count_lines(block, _XREF), "ctags -x")
+        return Measure(*count_lines(block, _XREFS), "ctags -x")
     return None
 
 

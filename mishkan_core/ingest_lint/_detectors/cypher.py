@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import GRAPH_DUMP, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
+from mishkan_core.ingest_lint._shape import count_lines, line_led, sample_reaches
 
 # A statement that writes or matches a node or relationship with literal property
 # values: the shape of an export, not of a query or a schema (CREATE NODE TABLE ...).
@@ -19,6 +19,7 @@ _DATA_STATEMENT = re.compile(
     r"|\)[ \t]*-[ \t]*\[|\)[ \t]*<-[ \t]*\[|\)[ \t]*,[ \t]*\()",
     re.IGNORECASE | re.MULTILINE,
 )
+_DATA_STATEMENTS = re.compile(line_led(_DATA_STATEMENT), _DATA_STATEMENT.flags)
 
 
 def _measure(block: Block) -> Measure | None:
@@ -29,7 +30,7 @@ def _measure(block: Block) -> Measure | None:
         return None
     if not sample_reaches(block, _DATA_STATEMENT.match, 0.25):
         return None
-    return Measure(*count_lines(block, _DATA_STATEMENT))
+    return Measure(*count_lines(block, _DATA_STATEMENTS))
 
 
 @register("IL103", "cypher-export", GRAPH_DUMP, "Cypher export of a code graph")

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import GRAPH_DUMP, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
+from mishkan_core.ingest_lint._shape import count_lines, led_text, line_led, sample_reaches
 
 _HEADER = re.compile(
     r"^[ \t]*(?:strict[ \t]+)?(?:di)?graph\b[^{\n]*\{", re.IGNORECASE | re.MULTILINE
@@ -18,9 +18,13 @@ _EDGE = re.compile(
     rf"^[ \t]*{_ID}(?:[ \t]*(?:->|--)[ \t]*{_ID})+[ \t]*(?:\[[^\n]*\][ \t]*)?(?:;[ \t]*)?$", re.M
 )
 _NODE = re.compile(rf"^[ \t]*{_ID}[ \t]*\[[^\n]*\][ \t]*(?:;[ \t]*)?$", re.M)
+_EDGES = re.compile(line_led(_EDGE), _EDGE.flags)
+_NODES = re.compile(line_led(_NODE), _NODE.flags)
 
 
 def _measure(block: Block) -> Measure | None:
+    if not block.count("{"):
+        return None  # a DOT graph opens with "digraph ... {" (_HEADER)
     if block.count(">") < 10 and (block.count("-") < 20 or block.count(" -- ") < 10):
         return None
     text = block.text
@@ -28,8 +32,8 @@ def _measure(block: Block) -> Measure | None:
         return None
     if not _HEADER.search(text) or not sample_reaches(block, _EDGE.match, 0.2):
         return None
-    edges, first = count_lines(block, _EDGE)
-    nodes = len(_NODE.findall(block.text))
+    edges, first = count_lines(block, _EDGES)
+    nodes = len(_NODES.findall(led_text(block)))
     if edges < 10:
         return None
     return Measure(edges + nodes, first, f"{edges} edges, {nodes} node statements")

@@ -42,8 +42,16 @@ _REF_BULLET = re.compile(
 def report_line(line: str) -> bool:
     if len(line) > 160 and line.count(",") < 3:
         return False  # a paragraph, not a report line
-    has_digit = _DIGIT.search(line) is not None
-    match = _RANKING.match(line) if has_digit and len(line) < 240 else None
+    # rankings and reference bullets open with a bullet or a number (after blanks, which
+    # strip() and the patterns' \s agree on): other lines need neither pattern tried
+    head = line.lstrip()[:1]
+    bullet = head != "" and head in "-*+"
+    ranked = bullet or head.isdecimal()
+    match = (
+        _RANKING.match(line)
+        if ranked and len(line) < 240 and _DIGIT.search(line) is not None
+        else None
+    )
     if match:
         return (
             bool(CODE_REF.search(match.group("item")))
@@ -54,11 +62,10 @@ def report_line(line: str) -> bool:
     if match:
         items = [item.strip() for item in match.group("items").split(",")]
         return sum(1 for item in items if CODE_REF.fullmatch(item.strip("`"))) >= 0.5 * len(items)
-    if (has_digit and ":" in line and _METRIC.match(line)) or (
-        "->" in line and _RELATION.search(line)
-    ):
+    # a metric has a digit after its ":" (the pattern asks for it)
+    if (":" in line and _METRIC.match(line)) or ("->" in line and _RELATION.search(line)):
         return True
-    match = _REF_BULLET.match(line) if line.count(" ") <= 12 else None
+    match = _REF_BULLET.match(line) if bullet and line.count(" ") <= 12 else None
     if match:
         ref = match.group("link") or match.group("ref") or ""
         return bool(CODE_REF.fullmatch(ref.strip("`"))) or ref.endswith("()")

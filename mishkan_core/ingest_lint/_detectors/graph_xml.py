@@ -8,11 +8,12 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import GRAPH_DUMP, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines
+from mishkan_core.ingest_lint._shape import count_lines, line_led
 
 _ELEMENT = re.compile(
     r"^[ \t]*</?(?:[\w-]+:)?(?:node|edge|data|attvalue|key|attribute)\b", re.I | re.M
 )
+_ELEMENTS = re.compile(line_led(_ELEMENT), _ELEMENT.flags)
 _OPEN = re.compile(r"<(?:[\w-]+:)?(node|edge)\b", re.IGNORECASE)
 
 
@@ -27,7 +28,7 @@ def _measure(block: Block) -> Measure | None:
     edges = len(opened) - nodes
     if nodes + edges < 10:
         return None
-    count, first = count_lines(block, _ELEMENT)
+    count, first = count_lines(block, _ELEMENTS)
     return Measure(count, first, f"{nodes} node and {edges} edge elements")
 
 

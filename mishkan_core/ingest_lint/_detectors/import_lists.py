@@ -11,7 +11,13 @@ from typing import Any
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, key_lines, scan
 from mishkan_core.ingest_lint._model import CALL_GRAPH, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import CODE_LANGS, block_sample, count_lines
+from mishkan_core.ingest_lint._shape import (
+    CODE_LANGS,
+    block_sample,
+    count_lines,
+    line_led,
+    sample_text,
+)
 from mishkan_core.ingest_lint._structure import load_data
 
 # a module, package or file; relative ones too ("../internal/re", "./", "..")
@@ -20,7 +26,8 @@ _HEADER = re.compile(r"^(?P<name>[@~.]{0,2}[\w$][\w$.\-/@]*?)[ \t]*(?::[ \t]*)?$
 # "  -> dep", "  - dep", "  [U] dep" (pyan's uses/defines tags) under a module heading
 _ITEM = re.compile(
     r"^[ \t]+(?:(?:->|=>|[-*+]|\u2192)[ \t]*)?(?:\[[A-Za-z]{1,3}\][ \t]*)?"
-    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*(?:,[ \t]*)?$"
+    r"(?P<name>[@~.]{0,2}[\w$][\w$.\-/@:]*)[ \t]*(?:,[ \t]*)?$",
+    re.MULTILINE,  # matched against one line, or (line-led) against a sample
 )
 _IMPORT = re.compile(
     r"^[ \t]*(?:import[ \t]+[\w.{*]|from[ \t]+[\w.]+[ \t]+import[ \t]|#[ \t]*include[ \t]*[<\"]"
@@ -34,6 +41,9 @@ _DEP_TREE = re.compile(
     r"[@\w.:/-]+(?:@|[ \t]v?|:)\d[\w.\-+]*",
     re.MULTILINE,
 )
+_IMPORTS = re.compile(line_led(_IMPORT), _IMPORT.flags)
+_ITEMS = re.compile(line_led(_ITEM), _ITEM.flags)
+_DEP_TREES = re.compile(line_led(_DEP_TREE), _DEP_TREE.flags)
 # One module per line with the modules it imports, uses or calls:
 #   "- pkg/mod.py: dep, dep.sub, dep"   "pkg.mod -> a, b, c"   "| pkg/mod.py | a, b |"
 #   "pkg/mod.py: os re sys"   "pkg.mod.func (line 12) calls: a, b.c, d()"
@@ -174,6 +184,17 @@ def _measure_text(block: Block) -> Measure | None:
     if block.nonblank < 5:
         return None
     picked = block_sample(block)
+    size = len(picked)
+    # the sample lines each pattern matches, counted in C, bound what the loop below
+    # counts (an item is one, a tree line or an import at most one): most blocks
+    # reach no share and need no loop
+    led = sample_text(block)
+    if (
+        len(_ITEMS.findall(led)) < 0.3 * size
+        and len(_DEP_TREES.findall(led)) < 0.3 * size
+        and len(_IMPORTS.findall(led)) < 0.4 * size
+    ):
+        return None
     items = trees = imports = 0
     for line in picked:  # one pass over the sample for the text shapes
         head = line[:1]
@@ -190,15 +211,14 @@ def _measure_text(block: Block) -> Measure | None:
             and _IMPORT.match(line)
         ):
             imports += 1
-    size = len(picked)
     if items >= 0.3 * size:
         groups, found, item_lines = _grouped_text(block)
         if groups >= 3:
             return Measure(found + groups, item_lines, f"{found} entries under {groups} modules")
     if trees >= 0.3 * size:
-        return Measure(*count_lines(block, _DEP_TREE), "a dependency tree")
+        return Measure(*count_lines(block, _DEP_TREES), "a dependency tree")
     if imports >= 0.4 * size:
-        return Measure(*count_lines(block, _IMPORT), "import statements")
+        return Measure(*count_lines(block, _IMPORTS), "import statements")
     return None
 
 

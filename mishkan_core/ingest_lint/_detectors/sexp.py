@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import PARSE_TREE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import count_lines, sample_reaches
+from mishkan_core.ingest_lint._shape import count_lines, line_led, sample_reaches
 
 _POS = r"(?:[ \t]*\[\d+,[ \t]*\d+\][ \t]*-[ \t]*\[\d+,[ \t]*\d+\])"
 # A line made only of "(node_type [r, c] - [r, c]" openers, optional "field:"
@@ -20,6 +20,7 @@ _TREE_LINE = re.compile(
     rf"^[ \t]*{_NODE}(?:(?:\)+[ \t]*|[ \t]+){_NODE})*\)*[ \t]*$",
     re.MULTILINE,
 )
+_TREE_LINES = re.compile(line_led(_TREE_LINE), _TREE_LINE.flags)
 _OPENER = re.compile(r"\(([a-z_][a-z0-9_]*)\b")
 _FIELD = re.compile(r"\b[a-z_]+:[ \t]*\(")
 
@@ -40,12 +41,17 @@ def _measure(block: Block) -> Measure | None:
     if block.count("(") < 15:
         return None
     text = block.text
-    positions = block.count("] - [") if block.count("[") >= 6 else 0
-    fields = block.count(": (") if block.count(":") >= 3 else 0
-    if positions < 3 and fields < 3:
-        return None
-    if sample_reaches(block, _TREE_LINE.match, 0.3):
-        count, first = count_lines(block, _TREE_LINE)
+    # tree lines are looked at in the sample first: the two counts below are scans of
+    # their own, needed by a tree the sample found or by the one-line form (which
+    # takes 15 fields, so 15 ":", and 40 "(")
+    tree = sample_reaches(block, _TREE_LINE.match, 0.3)
+    one_line = block.count(":") >= 15 and block.count("(") >= 40
+    fields = block.count(": (") if (tree or one_line) and block.count(":") >= 3 else 0
+    if tree and fields < 3:
+        positions = block.count("] - [") if block.count("[") >= 6 else 0
+        tree = positions >= 3
+    if tree:
+        count, first = count_lines(block, _TREE_LINES)
         if count >= 15:
             kinds = len(set(_OPENER.findall(text)))
             return Measure(count, first, f"{kinds} node types")

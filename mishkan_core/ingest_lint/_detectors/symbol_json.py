@@ -25,11 +25,15 @@ RANGE_KEYS = (
     "startLine",
     "line_number",
 )
+# one C-level test for each: most records have neither a name nor a position key
+_NAME_KEY_SET = frozenset(NAME_KEYS)
+_RANGE_KEY_SET = frozenset(RANGE_KEYS)
 
 
 def _has_position(record: dict[str, Any]) -> bool:
-    for key in RANGE_KEYS:
-        value = record.get(key)
+    # any position will do: only the keys the record has are looked at
+    for key in _RANGE_KEY_SET.intersection(record):
+        value = record[key]
         if isinstance(value, bool):
             continue
         if isinstance(value, int):
@@ -56,6 +60,8 @@ def _measure(block: Block) -> Measure | None:
     located = 0
     names: set[str] = set()
     for record, _parent in records(block, value):
+        if _NAME_KEY_SET.isdisjoint(record):
+            continue
         name = next((record[k] for k in NAME_KEYS if isinstance(record.get(k), str)), None)
         if name is None or not _has_position(record):
             continue

@@ -8,24 +8,27 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import SYMBOL_TABLE, Block, Document, Hit
-from mishkan_core.ingest_lint._shape import is_diagnostic, locate, location_lines
+from mishkan_core.ingest_lint._shape import (
+    is_diagnostic,
+    locate,
+    location_lines,
+    may_hold_locations,
+)
 
 _WORDY = 14  # a row with more words than this is a sentence that cites code, not a row
 _NAME = re.compile(r"[A-Za-z_$][\w$]{2,}")
-_LINE_NUMBER = re.compile(r" line \d")
+MINIMUM = 15
+RATIO = 0.4
 
 
 def _measure(block: Block) -> Measure | None:
-    # every location shape has a ":" (a.py:12), "#" (a.py#L12), "=" (loc=L12), "|" (a table
-    # cell "| a.py | 12 |"), " L" or " line"
-    if (
-        block.count(":") + block.count("#") + block.count("=") + block.count("|") < 4
-        and " L" not in block.text
-        and _LINE_NUMBER.search(block.text) is None
-    ):
+    # scan() drops a count under RATIO of the block's lines: fewer lines that could
+    # hold a location need no look at the lines themselves
+    least = max(4, RATIO * block.nonblank)
+    if not may_hold_locations(block, least):
         return None
     candidates = location_lines(block)
-    if len(candidates) < 4:
+    if len(candidates) < least:
         return None
     hits: list[int] = []
     places: set[str] = set()
@@ -49,5 +52,10 @@ def _measure(block: Block) -> Measure | None:
 @register("IL303", "symbol-locations", SYMBOL_TABLE, "listing of many symbols with file:line")
 def check(doc: Document) -> Iterator[Hit]:
     yield from scan(
-        doc, _measure, 15, 0.4, what="symbol table", noun="lines map symbols to source locations"
+        doc,
+        _measure,
+        MINIMUM,
+        RATIO,
+        what="symbol table",
+        noun="lines map symbols to source locations",
     )
