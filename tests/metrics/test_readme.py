@@ -1,4 +1,4 @@
-"""docs/readme/metrics.md shows real output: re-run its examples and compare."""
+"""docs/metrics.md shows real output: re-run its examples and compare."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from tests.metrics.helpers import cli
 from tests.metrics.scenario import REPO
 
-DOC = REPO / "docs" / "readme" / "metrics.md"
+DOC = REPO / "docs" / "metrics.md"
 
 
 def _examples() -> list[tuple[list[str], str]]:
@@ -27,7 +27,6 @@ def _examples() -> list[tuple[list[str], str]]:
     return found
 
 
-@pytest.mark.skipif(not DOC.exists(), reason="no docs/readme/metrics.md")
 def test_the_worked_examples_print_what_the_doc_says(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)  # the examples use paths relative to the repository
     examples = _examples()
