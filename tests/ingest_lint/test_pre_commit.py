@@ -25,7 +25,9 @@ HOOK_ID = "mishkan-ingest-lint"
 ACCEPT = FRONT + "# Decision\n\n" + PROSE * 3
 REJECT = FRONT + "# calls\n\n" + fence("\n".join(f"pkg.a.f{i} -> pkg.b.g{i}" for i in range(40)))
 
-pytestmark = pytest.mark.slow
+# The real pre-commit builds a virtualenv from PyPI: a real-counterpart run,
+# like the CLI and graphify ones, so it runs once, in `tox -e e2e`.
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 
 def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess[str]:
