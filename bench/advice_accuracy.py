@@ -59,12 +59,12 @@ RESULTS = projects.REPO / "bench" / "results"
 BAR_USEFUL = 0.90
 HOOK_TIMEOUT = 30.0
 COMMAND_TIMEOUT = 60.0
-MAX_ADVISORY_BYTES = 400  # CONTRACTS.md #11
+MAX_ADVISORY_BYTES = 400  # docs/hook.md, "What the advice says"
 OUTPUT_KEPT = 4000  # characters of each command's output kept in the JSON
-# The registered command (CONTRACTS.md #1), with the hooks directory as argv[1].
+# The registered command (docs/install.md), with the hooks directory as argv[1].
 HOOK_CODE = "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
 KINDS = ("Read", "Bash read", "Grep", "Bash search")
-INDEX_DIR = ".index"  # under the telemetry directory (CONTRACTS.md #5)
+INDEX_DIR = ".index"  # under the telemetry directory (the only place the hook writes)
 INDEX_WAIT = 120.0
 
 

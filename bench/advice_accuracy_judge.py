@@ -1,6 +1,6 @@
 """Judging one advisory: what it claims, what its commands printed, and a verdict.
 
-The advisory format is CONTRACTS.md #11: it starts with `[graphify-nudge]`,
+The advisory format (docs/hook.md, "What the advice says"): it starts with `[graphify-nudge]`,
 every command it suggests is in single backticks and starts with `graphify `,
 and definition sites are written `path:line` (`path:L12` is accepted too).
 The verdicts are defined in docs/advice_accuracy.md; `judge()` is that

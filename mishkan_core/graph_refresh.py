@@ -27,7 +27,7 @@ This module reads that state (never runs graphify, never writes) for
 ``mishkan install``, which prints the command for the human to run, for
 ``mishkan routing check``, which reports what would leave the graph stale,
 and for ``mishkan sprint-close``. The graph location rule itself is the
-hook's (CONTRACTS.md #4), imported from ``graphify_nudge``.
+hook's (docs/hook.md, "Which graph"), imported from ``graphify_nudge``.
 """
 
 from __future__ import annotations
@@ -173,7 +173,7 @@ def merge_attr_out(project: Path) -> str | None:
 
 def graph_candidates(environ: Mapping[str, str], project: Path) -> list[Path]:
     """The hook's candidate graph paths for ``project`` under ``environ``,
-    from ``graphify_nudge`` itself (CONTRACTS.md #4)."""
+    from ``graphify_nudge`` itself."""
     import graphify_nudge
 
     return [Path(p) for p in graphify_nudge.graph_candidates(environ, str(project))]

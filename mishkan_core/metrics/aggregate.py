@@ -68,7 +68,7 @@ NOT_IN_GRAPH = "not_in_graph"
 
 def agent_key(agent_type: str) -> str:
     """The per-agent key: the agent's name, so that a plugin's ``mishkan:hizkiah``
-    is the same agent as ``hizkiah`` (the hook's scope rule, CONTRACTS.md #2)."""
+    is the same agent as ``hizkiah`` (the hook's scope rule, ``graphify_nudge.in_scope``)."""
     return agent_type.strip().lower().rpartition(":")[2]
 
 

@@ -2,7 +2,7 @@
 trigger write where the hook reads?
 
 The trigger is graphify's own git hooks (:mod:`mishkan_core.graph_refresh`);
-the graph location rule is the hook's (CONTRACTS.md #4). The environment the
+the graph location rule is the hook's (docs/hook.md, "Which graph"). The environment the
 hook would see is the checking shell's, overlaid with the settings ``env``
 Claude Code applies; the committing shell is taken to be the checking one.
 
