@@ -361,12 +361,16 @@ INDEX_DRIVER = r"""
 import sys
 sys.path.insert(0, sys.argv[1])
 import graphify_nudge as g
+try:
+    import graphify_nudge_index as builder  # the hook's companion, copied beside it
+except ImportError:
+    builder = g  # a hook from before the builder moved out of it built its own
 root, state = sys.argv[2], sys.argv[3]
 env = {b"CLAUDE_PROJECT_DIR": root.encode()}
-if not hasattr(g, "build_graph_index"):  # a hook from before the index: nothing to build
+if not hasattr(builder, "build_graph_index"):  # a hook from before the index
     print("no index in this hook")
     sys.exit(0)
-print(g.build_graph_index(env, root))
+print(builder.build_graph_index(env, root))
 graph = g.find_graph(env, root)
 directory = root + "/.mishkan/telemetry/.index/"
 name = directory + g._index_name(graph.path)

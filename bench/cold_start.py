@@ -38,7 +38,9 @@ from bench import _env, _stats
 from bench import _scenarios as sc
 
 REPO = Path(__file__).resolve().parent.parent
-DEFAULT_HOOK = REPO / "graphify_nudge.py"
+HOOK_FILE = "graphify_nudge.py"
+BUILDER_FILE = "graphify_nudge_index.py"
+DEFAULT_HOOK = REPO / HOOK_FILE
 NAIVE_HOOK = Path(__file__).resolve().parent / "naive_hook.py"
 IMPORT_SNIPPET = (
     "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
@@ -187,16 +189,16 @@ def count_self_disables(fixture: sc.Fixture) -> int:
     return n
 
 
-def compile_hook(interp: _env.Interpreter, hooks_dir: Path) -> Path:
-    """Precompile the hook's .pyc for ``interp``, as `mishkan install` would."""
-    src = hooks_dir / "graphify_nudge.py"
-    code = "import py_compile,sys;print(py_compile.compile(sys.argv[1],doraise=True))"
-    out = subprocess.run(
-        [interp.path, "-I", "-S", "-c", code, str(src)],
+def compile_hook(interp: _env.Interpreter, hooks_dir: Path) -> None:
+    """Precompile the hook (and its index builder, when there is one) for
+    ``interp``, as `mishkan install` would."""
+    code = "import py_compile,sys;[py_compile.compile(f,doraise=True) for f in sys.argv[1:]]"
+    sources = [hooks_dir / name for name in (HOOK_FILE, BUILDER_FILE)]
+    subprocess.run(
+        [interp.path, "-I", "-S", "-c", code, *(str(p) for p in sources if p.is_file())],
         check=True,
         capture_output=True,
     )
-    return Path(out.stdout.decode().strip())
 
 
 @dataclass
@@ -226,7 +228,7 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
         Arm("hook", [py, "-I", "-S", "-c", IMPORT_SNIPPET, str(s.hooks_dir)], scen.expect, maker()),
         Arm(
             "hook_script",
-            [py, "-I", "-S", str(s.hooks_dir / "graphify_nudge.py")],
+            [py, "-I", "-S", str(s.hooks_dir / HOOK_FILE)],
             scen.expect,
             maker(),
         ),
@@ -393,7 +395,11 @@ def main(argv: list[str] | None = None) -> int:
         hooks_dir = base / "payload" / "mishkan" / "hooks"
         hooks_dir.mkdir(parents=True, exist_ok=True)
         provenance.update(_env.hook_provenance(hook))  # what is measured: the file as copied
-        shutil.copy2(hook, hooks_dir / "graphify_nudge.py")
+        shutil.copy2(hook, hooks_dir / HOOK_FILE)
+        builder = hook.with_name(BUILDER_FILE)  # the index builder it spawns, when it has one
+        if builder.is_file():
+            provenance["builder"] = _env.hook_provenance(builder)
+            shutil.copy2(builder, hooks_dir / BUILDER_FILE)
         io_dir = base / "io"
         io_dir.mkdir(exist_ok=True)
         print(f"bench: building fixtures in {base}", flush=True)

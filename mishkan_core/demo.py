@@ -104,9 +104,9 @@ def _build_project(root: Path) -> str:
         body = {"nodes": _minimal_nodes(), "links": [], "hyperedges": [], "built_at_commit": head}
         graph.write_text(json.dumps(body))
         how = "a minimal graph.json (graphify is not installed)"
-    import graphify_nudge  # the hook's own index builder (`mishkan graph-index`)
+    import graphify_nudge_index  # the hook's index builder (`mishkan graph-index`)
 
-    graphify_nudge.build_graph_index({"CLAUDE_PROJECT_DIR": str(root)}, str(root))
+    graphify_nudge_index.build_graph_index({"CLAUDE_PROJECT_DIR": str(root)}, str(root))
     return how
 
 

@@ -4,8 +4,8 @@ The hook builds its index of graph.json lazily, in a detached background
 process, the first time a trigger finds it missing or outdated. This command
 builds it synchronously (CONTRACTS.md #10), for the graph the hook would pick
 in the project and with the same environment (MISHKAN_TELEMETRY_DIR,
-MISHKAN_GRAPHIFY_GRAPH, GRAPHIFY_OUT). The logic lives in graphify_nudge, so
-the installed hook and this command share it.
+MISHKAN_GRAPHIFY_GRAPH, GRAPHIFY_OUT). The builder is the hook's companion
+module graphify_nudge_index (the process the hook spawns runs the same code).
 
 Exit codes: 0 built or already current, 2 no graph or a graph that cannot be read.
 """
@@ -27,11 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import graphify_nudge
+    import graphify_nudge_index
 
     project = args.project or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
     try:
-        outcome = graphify_nudge.build_graph_index(os.environ, os.path.abspath(project))
-    except (graphify_nudge.GraphIndexError, OSError) as exc:
+        outcome = graphify_nudge_index.build_graph_index(os.environ, os.path.abspath(project))
+    except (graphify_nudge_index.GraphIndexError, OSError) as exc:
         print(f"mishkan graph-index: {exc}", file=sys.stderr)
         return 2
     graph = graphify_nudge.find_graph(os.environ, os.path.abspath(project))

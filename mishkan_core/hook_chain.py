@@ -36,6 +36,9 @@ from mishkan_core import json_text
 
 HOOK_MODULE = "graphify_nudge"
 HOOK_FILE = "graphify_nudge.py"
+#: the hook's index builder, which install puts beside it (graphify_nudge.INDEX_BUILDER)
+BUILDER_MODULE = "graphify_nudge_index"
+BUILDER_FILE = "graphify_nudge_index.py"
 ENV_KEY = "MISHKAN_GRAPHIFY_NUDGE"
 #: the hook's modes (graphify_nudge: anything else means telemetry)
 MODES = ("telemetry", "advise", "off")

@@ -4,8 +4,10 @@ What it does, in order:
 
 1. Finds the hook source without importing it
    (``importlib.util.find_spec("graphify_nudge").origin``) and copies it to
-   ``<project>/<hooks-dir>/graphify_nudge.py``.
-2. Precompiles the copy with the *target* interpreter, so the registered
+   ``<project>/<hooks-dir>/graphify_nudge.py``, with its index builder
+   ``graphify_nudge_index.py`` beside it (the hook spawns it to build its
+   graph index; without it the hook works as it does without an index).
+2. Precompiles both copies with the *target* interpreter, so the registered
    command loads a ``.pyc`` and never compiles at run time.
 3. Registers the hook (the chain model is :mod:`mishkan_core.hook_chain`):
 
@@ -68,7 +70,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from mishkan_core import agent_file, graph_refresh, hook_chain, json_text, safe_files
-from mishkan_core.hook_chain import ENV_KEY, HOOK_FILE, HOOK_MODULE, is_shim
+from mishkan_core.hook_chain import BUILDER_MODULE, ENV_KEY, HOOK_MODULE, is_shim
 from mishkan_core.safe_files import Directory, UnsafeFile
 
 DEFAULT_HOOKS_DIR = "payload/mishkan/hooks"
@@ -86,6 +88,9 @@ PROBE_CODE = (
     "print('%d.%d' % sys.version_info[:2]);print(sys.implementation.cache_tag)"
 )
 MIN_PYTHON = (3, 9)
+#: the modules install copies into the hooks dir and precompiles: the hook,
+#: and the index builder the hook spawns from its own directory
+MODULES = (HOOK_MODULE, BUILDER_MODULE)
 PYC_HEADER = 16  # magic, flags, source mtime, source size (PEP 552)
 
 
@@ -166,25 +171,25 @@ def resolve_python(explicit: str | None, project: Path) -> tuple[Python, list[st
 
 
 # ---------------------------------------------------------------------------
-# The hook file and its compiled cache
+# The hook's files and their compiled cache
 
 
-def hook_source() -> Path:
-    """Where the hook's source is, found without importing it."""
+def source_of(module: str = HOOK_MODULE) -> Path:
+    """Where a shipped module's source is, found without importing it."""
     import importlib.util
 
-    spec = importlib.util.find_spec(HOOK_MODULE)
+    spec = importlib.util.find_spec(module)
     if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-        raise InstallError(f"cannot find {HOOK_FILE}: is mishkan-core installed?")
+        raise InstallError(f"cannot find {module}.py: is mishkan-core installed?")
     return Path(spec.origin)
 
 
-def compile_pyc(python: Python, source: bytes, mtime_ns: int) -> bytes:
+def compile_pyc(python: Python, module: str, source: bytes, mtime_ns: int) -> bytes:
     """The ``.pyc`` the target interpreter makes of ``source`` (as if it had
     mtime ``mtime_ns``), built in a private temporary directory: py_compile
     follows links, so it never writes into the project itself."""
     with tempfile.TemporaryDirectory(prefix="mishkan-install-") as tmp:
-        src = Path(tmp) / HOOK_FILE
+        src = Path(tmp) / f"{module}.py"
         out = Path(tmp) / "out.pyc"
         src.write_bytes(source)
         os.utime(src, ns=(mtime_ns, mtime_ns))
@@ -197,12 +202,12 @@ def compile_pyc(python: Python, source: bytes, mtime_ns: int) -> bytes:
         )
         if proc.returncode != 0:
             detail = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-            raise InstallError(f"{python.path} cannot compile {HOOK_FILE}: {detail}")
+            raise InstallError(f"{python.path} cannot compile {module}.py: {detail}")
         return out.read_bytes()
 
 
-def pyc_name(python: Python) -> str:
-    return f"{HOOK_MODULE}.{python.cache_tag}.pyc"
+def pyc_name(python: Python, module: str = HOOK_MODULE) -> str:
+    return f"{module}.{python.cache_tag}.pyc"
 
 
 def _sha(data: bytes) -> str:
@@ -598,31 +603,35 @@ def _gitignore_change(plan: Plan, record: dict[str, Any], linked: bool) -> FileC
 def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
     """Check every target before the first write: a link or a FIFO planted
     anywhere fails the whole install, never half of it."""
-    plan.hooks_base.check_target(plan.hooks_parts, HOOK_FILE)
-    plan.hooks_base.check_target((*plan.hooks_parts, "__pycache__"), pyc_name(python))
+    for module in MODULES:
+        plan.hooks_base.check_target(plan.hooks_parts, f"{module}.py")
+        plan.hooks_base.check_target((*plan.hooks_parts, "__pycache__"), pyc_name(python, module))
     plan.root.check_target(MANIFEST[:-1], MANIFEST[-1])
     for change in changes:
         if change.changed:
             change.base.check_target(change.parts, change.name)
 
 
-def _write_hook(plan: Plan, python: Python, source: Path, source_bytes: bytes) -> bytes:
-    """Copy the hook (when it differs) and write its .pyc; returns the .pyc on disk."""
-    target = plan.rel(plan.hooks_dir / HOOK_FILE)
+def _write_module(
+    plan: Plan, python: Python, module: str, source: Path, source_bytes: bytes
+) -> bytes:
+    """Copy a shipped module (when it differs) and write its .pyc; returns the .pyc on disk."""
+    name = f"{module}.py"
+    target = plan.rel(plan.hooks_dir / name)
     with plan.hooks_base.walk(plan.hooks_parts, create=True) as hooks:
-        if hooks.read(HOOK_FILE) != source_bytes:
-            hooks.write(HOOK_FILE, source_bytes, 0o644)
+        if hooks.read(name) != source_bytes:
+            hooks.write(name, source_bytes, 0o644)
             print(f"copied {source} -> {target}")
-        info = os.stat(HOOK_FILE, dir_fd=hooks.fd, follow_symlinks=False)
-        pyc = compile_pyc(python, source_bytes, info.st_mtime_ns)
+        info = os.stat(name, dir_fd=hooks.fd, follow_symlinks=False)
+        pyc = compile_pyc(python, module, source_bytes, info.st_mtime_ns)
         with hooks.walk(("__pycache__",), create=True) as cache:
             # The import system trusts a .pyc whose 16-byte header (magic,
             # flags, source mtime and size) matches; the body of two compiles
             # of one source can differ (frozenset order under -I's random hash
             # seed), so only the header decides, and a second install writes nothing.
-            existing = cache.read(pyc_name(python))
+            existing = cache.read(pyc_name(python, module))
             if existing is None or existing[:PYC_HEADER] != pyc[:PYC_HEADER]:
-                cache.write(pyc_name(python), pyc, 0o644)
+                cache.write(pyc_name(python, module), pyc, 0o644)
             else:
                 pyc = existing  # what is on disk is what the manifest records
     print(f"compiled {target} with {python.path}")
@@ -630,8 +639,8 @@ def _write_hook(plan: Plan, python: Python, source: Path, source_bytes: bytes) -
 
 
 def _install(plan: Plan, args: argparse.Namespace) -> int:
-    source = hook_source()
-    source_bytes = source.read_bytes()
+    sources = {module: source_of(module) for module in MODULES}
+    source_bytes = {module: path.read_bytes() for module, path in sources.items()}
     python, notes = resolve_python(args.python, plan.project)
     manifest = _read_manifest(plan)
     settings = _read_settings(plan)
@@ -660,11 +669,13 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
 
-    target = plan.rel(plan.hooks_dir / HOOK_FILE)
     if args.dry_run:
-        if plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE) != source_bytes:
-            print(f"would copy {source} -> {target}", file=sys.stderr)
-        print(f"would compile {target} with {python.path}", file=sys.stderr)
+        for module, source in sources.items():
+            target = plan.rel(plan.hooks_dir / f"{module}.py")
+            on_disk = plan.read(plan.hooks_base, plan.hooks_parts, f"{module}.py")
+            if on_disk != source_bytes[module]:
+                print(f"would copy {source} -> {target}", file=sys.stderr)
+            print(f"would compile {target} with {python.path}", file=sys.stderr)
         _show(changes)
         if not any(c.changed for c in changes):
             print(f"{SETTINGS_LABEL}: already up to date", file=sys.stderr)
@@ -673,9 +684,11 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         return 0
 
     _apply_layout(plan, layout, new_manifest["layout"])  # first: a race here writes nothing else
-    pyc = _write_hook(plan, python, source, source_bytes)
-    new_manifest["files"][target] = _sha(source_bytes)
-    new_manifest["files"][plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python))] = _sha(pyc)
+    for module, source in sources.items():
+        pyc = _write_module(plan, python, module, source, source_bytes[module])
+        copied = plan.rel(plan.hooks_dir / f"{module}.py")
+        cached = plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python, module))
+        new_manifest["files"].update({copied: _sha(source_bytes[module]), cached: _sha(pyc)})
     if any(c.scope == "backup" and c.changed for c in changes):
         print(f"saved the previous settings as .claude/{BACKUP_NAME}")
     _apply(plan, changes)
@@ -967,17 +980,24 @@ def _gitignore_removal(plan: Plan, record: dict[str, Any]) -> list[FileChange]:
 
 
 def _hook_removals(plan: Plan, recorded: dict[str, str], notes: list[str]) -> list[FileChange]:
-    """The hook file and its .pyc, when install can prove it wrote them: the
-    recorded hash, or the very file this mishkan ships."""
-    target = plan.rel(plan.hooks_dir / HOOK_FILE)
-    hook = plan.read(plan.hooks_base, plan.hooks_parts, HOOK_FILE)
-    if hook is None:
+    """The hook's files and their .pyc, when install can prove it wrote them:
+    the recorded hash, or the very file this mishkan ships."""
+    return [change for module in MODULES for change in _removals(plan, module, recorded, notes)]
+
+
+def _removals(
+    plan: Plan, module: str, recorded: dict[str, str], notes: list[str]
+) -> list[FileChange]:
+    name = f"{module}.py"
+    target = plan.rel(plan.hooks_dir / name)
+    data = plan.read(plan.hooks_base, plan.hooks_parts, name)
+    if data is None:
         return []
-    ours = _sha(hook) == recorded.get(target) or hook == _shipped_hook()
+    ours = _sha(data) == recorded.get(target) or data == _shipped(module)
     removals = []
     if ours:
         removals.append(
-            FileChange("hook", target, plan.hooks_parts, HOOK_FILE, plan.hooks_base, hook, None)
+            FileChange("hook", target, plan.hooks_parts, name, plan.hooks_base, data, None)
         )
     else:
         notes.append(
@@ -989,14 +1009,14 @@ def _hook_removals(plan: Plan, recorded: dict[str, str], notes: list[str]) -> li
     if cache is None:
         return removals
     with cache:
-        for name in cache.names():
-            if not (name.startswith(f"{HOOK_MODULE}.") and name.endswith(".pyc")):
+        for entry in cache.names():
+            if not (entry.startswith(f"{module}.") and entry.endswith(".pyc")):
                 continue
-            data = cache.read(name) if _is_regular(cache, name) else None
-            label = plan.rel(plan.hooks_dir / "__pycache__" / name)
-            if data is not None and (ours or _sha(data) == recorded.get(label)):
+            pyc = cache.read(entry) if _is_regular(cache, entry) else None
+            label = plan.rel(plan.hooks_dir / "__pycache__" / entry)
+            if pyc is not None and (ours or _sha(pyc) == recorded.get(label)):
                 removals.append(
-                    FileChange("hook", label, cache_parts, name, plan.hooks_base, data, None)
+                    FileChange("hook", label, cache_parts, entry, plan.hooks_base, pyc, None)
                 )
     return removals
 
@@ -1050,9 +1070,9 @@ def _is_regular(directory: Directory, name: str) -> bool:
     return info is not None and stat.S_ISREG(info.st_mode)
 
 
-def _shipped_hook() -> bytes | None:
+def _shipped(module: str) -> bytes | None:
     try:
-        return hook_source().read_bytes()
+        return source_of(module).read_bytes()
     except (InstallError, OSError):
         return None
 

@@ -51,6 +51,7 @@ def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
     assert "nudge-respect ratio:         66.7% (2/3)" in out
     assert "pre-Read consultation rate:  50.0% (2/4)" in out
     assert (project / "payload/mishkan/hooks/graphify_nudge.py").exists()
+    assert (project / "payload/mishkan/hooks/graphify_nudge_index.py").exists()
 
 
 def test_demo_refuses_an_existing_directory(tmp_path: Path) -> None:

@@ -74,6 +74,7 @@ def check(harness: Harness, expected_agents: tuple[str, ...]) -> list[Violation]
     out += _interpreters(harness, sites)
     out += _chain_order(harness)
     out += _chain_files(harness, sites)
+    out += _index_builder(harness, sites)
     out += _graphify_hooks(harness, sites)
     return out
 
@@ -535,6 +536,53 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
                     f"no such file {path}",
                     f"restore it, or {INSTALL}" if role == hc.NUDGE else "restore it",
                 )
+
+
+# -- the index builder beside the hook -----------------------------------------
+
+
+def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    """The hook builds its graph index by spawning graphify_nudge_index.py from
+    its own directory. Without it the hook still works, as without an index;
+    a harness that runs so on purpose says it: MISHKAN_GRAPHIFY_INDEX=off."""
+    from mishkan_core.routing.refresh import hook_environ
+    from mishkan_core.safe_files import read_regular
+
+    if hook_environ(harness).get("MISHKAN_GRAPHIFY_INDEX", "").strip().lower() == "off":
+        return
+    seen: set[Path] = set()
+    for site in _first_per_command(sites):
+        try:
+            command = hc.parse_command(site.handler.command or "")
+        except ValueError:
+            continue  # a hook-interpreter finding already
+        where = command.hooks_dir if command.form == "import" else None
+        if command.form == "script" and command.script:
+            where = os.path.dirname(command.script) or "."
+        if where is None:
+            continue
+        hooks = harness.project / hc.expand(where, harness.project)  # absolute stays absolute
+        if hooks in seen:
+            continue
+        seen.add(hooks)
+        try:  # a FIFO planted there never blocks the check
+            hook = read_regular(hooks / hc.HOOK_FILE, limit=8 * 1024 * 1024)
+        except OSError:
+            continue
+        # no hook there is a hook-chain finding; a hook from before the builder
+        # moved beside it builds its index itself
+        if hook is None or hc.BUILDER_MODULE.encode() not in hook:
+            continue
+        if not (hooks / hc.BUILDER_FILE).is_file():
+            yield site.violation(
+                "D-009",
+                "hook-index-builder",
+                f"no {hc.BUILDER_FILE} beside the hook in {harness.label(hooks)}: the hook "
+                "cannot build or rebuild its graph index, so whenever the graph is rebuilt its "
+                "advice loses the definition sites until `mishkan graph-index` runs",
+                f"{INSTALL} (it copies {hc.BUILDER_FILE} beside the hook), or set "
+                "MISHKAN_GRAPHIFY_INDEX=off to run without the index",
+            )
 
 
 # -- graphify's own Claude integration ----------------------------------------

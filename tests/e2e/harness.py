@@ -272,7 +272,8 @@ def _write_settings_by_hand(project: Project, mode: str, python: str) -> None:
     until mishkan_core/install.py exists."""
     hooks_dir = project.repo / "payload" / "mishkan" / "hooks"
     hooks_dir.mkdir(parents=True, exist_ok=True)
-    shutil.copy2(REPO_ROOT / "graphify_nudge.py", hooks_dir / "graphify_nudge.py")
+    for name in ("graphify_nudge.py", "graphify_nudge_index.py"):
+        shutil.copy2(REPO_ROOT / name, hooks_dir / name)
     entry = {"type": "command", "command": _hook_command(python)}
     settings = {
         "env": {"MISHKAN_GRAPHIFY_NUDGE": mode},

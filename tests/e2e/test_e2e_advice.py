@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 
 import graphify_nudge
+import graphify_nudge_index
 from tests.e2e.harness import (
     AGENT_FILE,
     MARKER,
@@ -296,7 +297,7 @@ def test_graphify_resolves_every_argument_the_index_chose(
 ) -> None:
     source = MINI if which == "mini" else REPO_ROOT / "tests" / "e2e" / "fixture_repo"
     graph = _graph_of(source, tmp_path / which, graphify_bin)
-    lines = graphify_nudge._index_lines(graphify_nudge._load_nodes(
+    lines = graphify_nudge_index._index_lines(graphify_nudge_index._load_nodes(
         str(tmp_path / which / "graphify-out" / "graph.json")))  # fmt: skip
     assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
     graph_path = tmp_path / which / "graphify-out" / "graph.json"

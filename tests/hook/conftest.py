@@ -139,12 +139,12 @@ class Hook:
         return self(hook_input(self.repo, *args, **kwargs))
 
     def subprocess(
-        self, data: dict[str, Any] | bytes, python: str = sys.executable
+        self, data: dict[str, Any] | bytes, python: str = sys.executable, hook_file: Path = HOOK
     ) -> subprocess.CompletedProcess[bytes]:
         """The real file, as Claude Code runs it: a fresh `python -I -S`."""
         raw = data if isinstance(data, bytes) else json.dumps(data).encode()
         return subprocess.run(
-            [python, "-I", "-S", str(HOOK)],
+            [python, "-I", "-S", str(hook_file)],
             input=raw,
             capture_output=True,
             env=self.env,

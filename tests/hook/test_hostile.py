@@ -28,6 +28,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import graphify_nudge
+import graphify_nudge_index
 from graphify_nudge import session_file_name
 from tests.hook.conftest import (
     HOOK,
@@ -123,7 +124,7 @@ def test_a_huge_agent_id_never_grows_the_state_past_its_limit(hook: Hook) -> Non
 def test_damaged_index_is_never_fatal(hook: Hook, tmp_path: Path) -> None:
     graph = write_graph(hook.repo, git(hook.repo, "rev-parse", "HEAD"))
     del hook.env["MISHKAN_GRAPHIFY_INDEX"]
-    graphify_nudge.build_graph_index(hook.environ(), str(hook.repo))
+    graphify_nudge_index.build_graph_index(hook.environ(), str(hook.repo))
     index = hook.telemetry / ".index" / f"{graphify_nudge._index_name(str(graph))}.idx"
     header = index.read_bytes().split(b"\n", 1)[0] + b"\n"
     for body in [b"s\tapply_overlay\t" + b"[" * 100_000, b"s\tapply_overlay\t[1,[[1]]]",

@@ -25,7 +25,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import graphify_nudge
-from graphify_nudge import GraphIndexError, build_graph_index
+import graphify_nudge_index
+from graphify_nudge_index import GraphIndexError, build_graph_index
 from tests.hook.conftest import SESSION, Hook, context_of, git, hook_input
 
 DATA = Path(__file__).resolve().parent / "data"
@@ -309,6 +310,33 @@ def test_a_graph_that_cannot_be_parsed_is_not_retried_on_every_call(tmp_path: Pa
         build_graph_index(hook.environ(), str(hook.repo))
 
 
+def test_without_its_builder_beside_it_the_hook_works_as_without_an_index(
+    tmp_path: Path,
+) -> None:
+    """Only graphify_nudge.py in the hooks directory: no build is attempted (no
+    attempt recorded, no process), the advice is the one without an index, and
+    every call says why; the builder, once copied there, is used at once."""
+    hook = make_mini(tmp_path)
+    alone = tmp_path / "hooks" / "graphify_nudge.py"
+    alone.parent.mkdir()
+    shutil.copy2(graphify_nudge.__file__, alone)
+    files = index_files(hook)
+    for i in range(3):
+        data = hook_input(hook.repo, "Grep", {"pattern": "only_here"}, agent_id=f"a{i}")
+        result = hook.subprocess(data, hook_file=alone)
+        assert (result.returncode, result.stderr) == (0, b"")
+        assert "graphify explain 'only_here'" in context_of(result.stdout.decode())
+    assert [c["index"] for c in hook.calls()] == ["no_builder"] * 3
+    assert sorted(p.name for p in files["idx"].parent.iterdir()) == []
+    shutil.copy2(graphify_nudge_index.__file__, alone.with_name("graphify_nudge_index.py"))
+    hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "echo"}), hook_file=alone)
+    assert hook.calls()[-1]["index"] == "building"
+    wait_for(lambda: files["idx"].exists() and b"built" in files["attempt"].read_bytes())
+    hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "parse"}), hook_file=alone)
+    assert hook.calls()[-1]["index"] == "current"
+    assert not (alone.parent / "__pycache__").exists()  # the builder wrote only its index
+
+
 def test_an_outdated_index_is_rebuilt(mini: Hook) -> None:
     (mini.repo / "x.py").write_text("y = 1\n")
     git(mini.repo, "add", "x.py")
@@ -336,11 +364,11 @@ def test_one_builder_at_a_time(mini: Hook) -> None:
     directory = os.open(files["idx"].parent, os.O_RDONLY)
     graph = str(mini.repo / ".graphify" / "graph.json")
     try:
-        assert graphify_nudge._build_locked(graph, directory, wait=False) == "busy"
+        assert graphify_nudge_index._build_locked(graph, directory, wait=False) == "busy"
     finally:
         holder.kill()
         holder.wait()
-    assert graphify_nudge._build_locked(graph, directory, wait=False) == "current"
+    assert graphify_nudge_index._build_locked(graph, directory, wait=False) == "current"
     os.close(directory)
 
 

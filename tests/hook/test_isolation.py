@@ -13,7 +13,10 @@ from pathlib import Path
 
 import pytest
 
+import graphify_nudge
 from tests.hook.conftest import HOOK, Hook, hook_input
+
+BUILDER = HOOK.with_name("graphify_nudge_index.py")
 
 # What the hook may load beyond a bare `python -I -S`: the C JSON scanner and,
 # on the rare path that reads a loose git object, zlib. json, re and os each
@@ -23,13 +26,9 @@ ALLOWED_EXTRA = {"graphify_nudge", "_json", "zlib"}
 
 #: imports allowed inside a function, and where: the hot path may load only
 #: the C JSON scanner (and zlib for a loose git object, hashlib for an odd
-#: session id); json, re and friends belong to the index builder (section 11),
-#: which runs in its own process.
-FUNCTION_IMPORTS = {
-    "_json": None, "zlib": {"_commit_time"}, "hashlib": {"_digest"},
-    "json": {"_load_nodes"}, "re": {"__init__"}, "unicodedata": {"_strip"},
-    "signal": {"index_main"},
-}  # fmt: skip
+#: session id); json, re and friends belong to the index builder
+#: (graphify_nudge_index.py), which runs in its own process.
+FUNCTION_IMPORTS = {"_json": None, "zlib": {"_commit_time"}, "hashlib": {"_digest"}}
 
 
 def test_imports_are_standard_library_only() -> None:
@@ -51,6 +50,39 @@ def test_imports_are_standard_library_only() -> None:
                     assert name in FUNCTION_IMPORTS, (function.name, name)
                     where = FUNCTION_IMPORTS[name]
                     assert where is None or function.name in where, (function.name, name)
+
+
+def _top_level_names(path: Path) -> set[str]:
+    names = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return names - {"TYPE_CHECKING", "__all__"}
+
+
+def test_the_hook_does_not_carry_its_index_builder() -> None:
+    """The builder (graphify's resolution rules, json, re: half the compiled
+    size) is never used by a call, so a call never unmarshals it; the two
+    files define nothing twice."""
+    for name in ("_Resolver", "build_graph_index", "GraphIndexError", "_index_lines"):
+        assert not hasattr(graphify_nudge, name), name
+    assert BUILDER.stem == graphify_nudge.INDEX_BUILDER
+    # each has its own entry point; nothing else is defined in both
+    assert _top_level_names(HOOK) & _top_level_names(BUILDER) == {"main"}
+
+
+def test_the_builder_imports_the_hook_and_nothing_of_the_package() -> None:
+    tree = ast.parse(BUILDER.read_text())
+    top = {
+        (alias.name if isinstance(node, ast.Import) else node.module or "").split(".")[0]
+        for node in tree.body
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in node.names
+    }
+    assert top == {"graphify_nudge", "json", "posix", "re", "sys"}, top
 
 
 def test_modules_loaded_at_run_time(hook: Hook, fresh_graph: Path) -> None:

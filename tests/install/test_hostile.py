@@ -63,9 +63,12 @@ COMPONENTS = [
     ("payload/mishkan", True),
     ("payload/mishkan/hooks", True),
     ("payload/mishkan/hooks/graphify_nudge.py", False),
+    ("payload/mishkan/hooks/graphify_nudge_index.py", False),
     ("payload/mishkan/hooks/__pycache__", True),
     (f"payload/mishkan/hooks/__pycache__/graphify_nudge.{sys.implementation.cache_tag}.pyc", False),
-]
+    (f"payload/mishkan/hooks/__pycache__/graphify_nudge_index.{sys.implementation.cache_tag}.pyc",
+     False),
+]  # fmt: skip
 
 
 def _plant_link(world: Path, rel: str, is_dir: bool, dangling: bool) -> None:
@@ -204,14 +207,17 @@ def test_uninstall_keeps_a_hook_file_it_never_wrote(
     assert "is not the file install wrote" in err
 
 
+@pytest.mark.parametrize("name", ["graphify_nudge.py", "graphify_nudge_index.py"])
 def test_uninstall_keeps_a_hook_file_edited_since(
-    world: Path, capsys: pytest.CaptureFixture[str]
+    world: Path, name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _install(world / "p", capsys)[0] == 0
-    hook = world / "p" / "payload" / "mishkan" / "hooks" / "graphify_nudge.py"
-    hook.write_bytes(hook.read_bytes() + b"# local patch\n")
+    hooks = world / "p" / "payload" / "mishkan" / "hooks"
+    edited = hooks / name
+    edited.write_bytes(edited.read_bytes() + b"# local patch\n")
     code, err = _uninstall(world / "p", capsys)
-    assert code == 0 and hook.exists() and "left in place" in err
+    assert code == 0 and edited.exists() and f"{name} is not the file install wrote" in err
+    assert sorted(p.name for p in hooks.iterdir()) == [name]  # the other one, and every .pyc, gone
     assert json.loads((world / "p" / ".claude" / "settings.json").read_text()) == {"a": 1}
 
 
@@ -224,7 +230,7 @@ def test_uninstall_without_a_manifest_removes_the_shipped_file(
     (world / "p" / ".mishkan" / "install.json").unlink()
     assert _uninstall(world / "p", capsys)[0] == 0
     assert not (world / "p" / "payload").exists()
-    assert inst.hook_source().exists()
+    assert inst.source_of().exists()
 
 
 @pytest.mark.parametrize(

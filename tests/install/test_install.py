@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -24,6 +25,9 @@ ALL = sorted(FIXTURES.glob("*.json"))
 NEEDS_BACKUP = {"empty_containers.json", "env_off.json", "empty_object.json"}
 PYTHON = os.path.realpath(sys.executable)
 MODULE = "mishkan_core.install"
+
+#: the project's own hooks, which install and uninstall never touch
+THEIRS = ["model-route.py", "post-tool-observe.sh", "pre-tool-security.sh"]
 
 
 @pytest.fixture
@@ -89,9 +93,8 @@ def test_twice_then_uninstall_restores_bytes(
     assert code == 0
     assert _settings(project).read_bytes() == original
     assert not (project / ".claude" / "settings.json.mishkan-backup").exists()
-    assert not (project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py").exists()
-    assert not (project / "payload" / "mishkan" / "hooks" / "__pycache__").exists()
-    assert (project / "payload" / "mishkan" / "hooks" / "model-route.py").exists()
+    hooks = project / "payload" / "mishkan" / "hooks"
+    assert sorted(p.name for p in hooks.iterdir()) == THEIRS  # ours gone, theirs kept
 
 
 def test_a_second_install_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -242,10 +245,39 @@ def test_hooks_dir_outside_the_project_is_absolute(
 def test_copy_matches_source_and_is_precompiled(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The hook and, beside it, the index builder it spawns; both in the manifest."""
     assert _run(project, capsys)[0] == 0
-    target = project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py"
-    assert target.read_bytes() == inst.hook_source().read_bytes()
-    assert Path(importlib.util.cache_from_source(str(target))).exists()
+    manifest = json.loads((project / ".mishkan" / "install.json").read_text())["files"]
+    for module in ("graphify_nudge", "graphify_nudge_index"):
+        target = project / "payload" / "mishkan" / "hooks" / f"{module}.py"
+        assert target.read_bytes() == inst.source_of(module).read_bytes()
+        pyc = Path(importlib.util.cache_from_source(str(target)))
+        for written in (target, pyc):
+            label = written.relative_to(project).as_posix()
+            assert manifest[label] == hashlib.sha256(written.read_bytes()).hexdigest()
+    assert len(manifest) == 4
+
+
+def test_an_install_from_before_the_builder_gains_it(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A project installed when the hook was one file: the next install adds
+    the builder and records it, and uninstall removes all of it."""
+    assert _run(project, capsys)[0] == 0
+    hooks = project / "payload" / "mishkan" / "hooks"
+    manifest_file = project / ".mishkan" / "install.json"
+    manifest = json.loads(manifest_file.read_text())
+    for path in (hooks / "graphify_nudge_index.py", *hooks.glob("__pycache__/*_index.*.pyc")):
+        del manifest["files"][path.relative_to(project).as_posix()]
+        path.unlink()
+    manifest_file.write_text(json.dumps(manifest))
+    code, out, _err = _run(project, capsys)
+    assert code == 0
+    assert f"copied {inst.source_of('graphify_nudge_index')} -> " in out
+    assert "payload/mishkan/hooks/graphify_nudge_index.py" in out
+    assert len(json.loads(manifest_file.read_text())["files"]) == 4
+    assert _run(project, capsys, "--uninstall")[0] == 0
+    assert sorted(p.name for p in hooks.iterdir()) == THEIRS
 
 
 @pytest.mark.skipif(shutil.which("python3.9") is None, reason="python3.9 not on PATH")
@@ -255,7 +287,9 @@ def test_precompiled_by_the_target_interpreter(
     code, _out, _err = _run(project, capsys, python="python3.9")
     assert code == 0
     cache = project / "payload" / "mishkan" / "hooks" / "__pycache__"
-    assert sorted(p.name for p in cache.iterdir()) == ["graphify_nudge.cpython-39.pyc"]
+    assert sorted(p.name for p in cache.iterdir()) == [
+        "graphify_nudge.cpython-39.pyc", "graphify_nudge_index.cpython-39.pyc",
+    ]  # fmt: skip
 
 
 def test_registered_command_runs_the_hook(
@@ -333,10 +367,13 @@ def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str
     )
     assert "--mode=telemetry" in out and "MISHKAN_GRAPHIFY_NUDGE" not in out
     assert "# scope: gitignore\n--- /dev/null\n+++ b/.gitignore\n" in out
-    assert "would copy" in err and "would save the previous settings" in err
+    assert "would save the previous settings" in err
+    for name in ("graphify_nudge.py", "graphify_nudge_index.py"):
+        assert f"would copy {inst.source_of(name[:-3])} -> payload/mishkan/hooks/{name}" in err
+        assert f"would compile payload/mishkan/hooks/{name} with" in err
+        assert not (project / "payload" / "mishkan" / "hooks" / name).exists()
     assert _settings(project).read_bytes() == original
     assert sorted(p.name for p in (project / ".claude").iterdir()) == ["settings.json"]
-    assert not (project / "payload" / "mishkan" / "hooks" / "graphify_nudge.py").exists()
 
 
 def test_uninstall_dry_run_writes_nothing(
@@ -349,6 +386,7 @@ def test_uninstall_dry_run_writes_nothing(
     assert code == 0
     assert out.startswith("# scope: project\n--- a/.claude/settings.json")
     assert "would remove payload/mishkan/hooks/graphify_nudge.py" in err
+    assert "would remove payload/mishkan/hooks/graphify_nudge_index.py" in err
     assert _settings(project).read_bytes() == installed
 
 

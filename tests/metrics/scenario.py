@@ -46,7 +46,7 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
-import graphify_nudge
+import graphify_nudge_index
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "graphify_nudge.py"
@@ -213,7 +213,7 @@ class Hook:
         }
         # What `mishkan graph-index` does: the index before the first call, so
         # no trigger meets a missing index (the hook would build it detached).
-        graphify_nudge.build_graph_index(self.env, str(root))
+        graphify_nudge_index.build_graph_index(self.env, str(root))
 
     def send(self, payload: dict[str, Any]) -> str:
         done = subprocess.run(

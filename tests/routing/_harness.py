@@ -109,9 +109,12 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     (hooks / "pre-tool-security.sh").chmod(0o755)
     (hooks / "model-route.py").write_text("# stand-in for model-route.py\n")
     import graphify_nudge
+    import graphify_nudge_index
 
-    shutil.copyfile(graphify_nudge.__file__, hooks / "graphify_nudge.py")
-    py_compile.compile(str(hooks / "graphify_nudge.py"), doraise=True)
+    for module in (graphify_nudge, graphify_nudge_index):  # as `mishkan install` puts them
+        target = hooks / Path(str(module.__file__)).name
+        shutil.copyfile(str(module.__file__), target)
+        py_compile.compile(str(target), doraise=True)
     world.user.mkdir(parents=True)
     world.managed.mkdir()
     git(world.project, "init", "-q")

@@ -9,6 +9,7 @@ path and the fix.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -116,6 +117,32 @@ def test_an_unreadable_managed_file_is_skipped(
         assert code == 1 and any("[managed]" in line for line in lines)
     else:
         assert (code, lines) == (0, [])
+
+
+@pytest.mark.parametrize("how", ["exported", "settings env", "a hook that builds its own"])
+def test_no_index_builder_on_purpose_is_no_finding(
+    how: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A harness that runs without the builder says so (MISHKAN_GRAPHIFY_INDEX=off,
+    in the shell or the settings `env` the hook sees), or has a hook from before
+    the builder moved beside it, which spawns none (case no-index-builder: the finding)."""
+    world = _harness.build(tmp_path, monkeypatch)
+    hooks = world.project / "payload" / "mishkan" / "hooks"
+    (hooks / "graphify_nudge_index.py").unlink()
+    if how == "exported":
+        monkeypatch.setenv("MISHKAN_GRAPHIFY_INDEX", "off")
+    elif how == "settings env":
+        settings = world.project / ".claude" / "settings.json"
+        doc = json.loads(settings.read_text())
+        doc.setdefault("env", {})["MISHKAN_GRAPHIFY_INDEX"] = "OFF"
+        settings.write_text(json.dumps(doc))
+    else:
+        (hooks / "graphify_nudge.py").write_text("# an older hook: its index builder is inside\n")
+    code, lines, err = _harness.check(world, capsys)
+    assert (code, lines) == (0, []), err
 
 
 def test_install_output_passes(
