@@ -241,7 +241,17 @@ def line_led(pattern: re.Pattern[str]) -> str:
     ``count_lines``. The regex engine finds a literal first character at C speed
     and tries the rest at line starts only; a "^" pattern it tries at every
     character, which made counting the lines of a dump two to three times slower.
-    Compile the result at module level, beside the pattern (the regex audit sees it)."""
+    Compile the result at module level, beside the pattern (the regex audit sees it).
+
+    Patterns tried at every line of a block are written so that a line that fails
+    fails at once. The engine gives back a run one character at a time and retries
+    what follows after each; when what follows cannot start with the run's own
+    characters that is wasted, so the run says so: ``[ \\t]*(?![ \\t])`` before a
+    non-blank, ``\\w*(?!\\w)`` before punctuation. An optional group is ``(?:x|)``,
+    which the engine tries as a branch, not as a repeat with its bookkeeping; a
+    quoted string is unrolled, ``"[^"\\\\]*(?:\\\\.[^"\\\\]*)*"``, a run between escapes
+    instead of an alternation per character. Each form matches exactly what the
+    plain one does (tests/ingest_lint/test_pattern_forms.py)."""
     source = pattern.pattern
     if not source.startswith("^") or not pattern.flags & re.MULTILINE:
         raise ValueError(f"not a line-anchored pattern: {source[:40]!r}")
@@ -290,9 +300,11 @@ def matching_lines(block: Block, pattern: re.Pattern[str]) -> list[int]:
 
 
 # The cheap part of a location: an extension followed by a line number. It starts
-# with a literal ".", so the regex engine scans for it at memchr speed.
+# with a literal ".", so the regex engine scans for it at memchr speed (and the
+# extension is not given back letter by letter: see line_led).
 LOCATION_HINT = re.compile(
-    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?::L?\d|#L\d|,?[ \t]+L\d|\)?,?[ \t]+line[ \t]+\d)"
+    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?![A-Za-z0-9])"
+    r"(?::L?\d|#L\d|,?[ \t]+L\d|\)?,?[ \t]+line[ \t]+\d)"
 )
 # a table row whose next cell after the file is the line: "| pkg/mod.py | 12 |"
 _TABLE_LOCATION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}`?[ \t]*\|[ \t]*`?L?\d+`?[ \t]*\|")

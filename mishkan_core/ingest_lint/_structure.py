@@ -336,8 +336,9 @@ class _Yaml:
 
 
 _YAMLISH_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
-    re.MULTILINE,  # matched against one line, or (line-led) against the block
+    r"^[ \t]*(?![ \t])(?:-[ \t]+(?![ \t])|)"
+    r"(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
+    re.MULTILINE,  # one line, or (line-led) the block (speed: see _shape.line_led)
 )
 _YAMLISH_LINES = re.compile(line_led(_YAMLISH_LINE), _YAMLISH_LINE.flags)
 # a line that is blank, or a comment, once its leading blanks are stripped
