@@ -133,20 +133,26 @@ def _load_json(block: Block) -> Any:
         return None
     if start > 5 and block.fenced:
         return None
-    text = block.text if start == 0 else "\n".join(lines[start:])  # the text is the lines joined
-    if text.count('"') < 6:
+    if start == 0:
+        text, quotes = block.text, block.count('"')
+    else:
+        text = "\n".join(lines[start:])  # the text is the lines joined
+        quotes = text.count('"')
+    if quotes < 6:
         return None
     stripped = text.lstrip()
-    try:
-        return json.loads(stripped)
-    except ValueError:
-        pass
-    more = _json_lines(lines[start:])
-    if more is not None:
-        return more
+    # json.loads(stripped), whose value is kept: the text is decoded once, not once
+    # here and again below when more follows the value
     try:
         value, end = _DECODER.raw_decode(stripped)
     except ValueError:
+        value, end = None, -1
+    if end >= 0 and _skip_space(stripped, end) == len(stripped):
+        return value
+    more = _json_lines(lines[start:])
+    if more is not None:
+        return more
+    if end < 0:
         return _repair(stripped)
     stream = [value]  # a stream of pretty-printed values, one after another
     pos = _skip_space(stripped, end)
