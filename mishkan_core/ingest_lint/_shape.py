@@ -112,7 +112,8 @@ KEYWORDS = frozenset((
 # fmt: on
 _FIRST_WORD = re.compile(r"[a-z_]+")
 _CODE_START = re.compile(
-    r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w|[\w.\[\]'\"]+\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)"
+    r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w"
+    r"|[\w.\[\]'\"]+(?![\w.\[\]'\"])\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)"  # (speed: see line_led)
 )
 _SYMBOL_CHARS = "{}()[];=<>+*/%&|^!~\\$@:_\"'`"
 _NOT_SYMBOLS = bytes(b for b in range(256) if chr(b) not in _SYMBOL_CHARS)
@@ -147,7 +148,7 @@ def is_code_line(line: str) -> bool:
     if not s or s.startswith(_MARKDOWN_PREFIXES):
         return False
     last = s[-1]
-    if _BULLET.match(s):
+    if (s[0] in "-*+" or s[0].isdecimal()) and _BULLET.match(s):  # a bullet's first character
         return last in ";{" and s.count(" ") <= 8
     ntok = s.count(" ") + 1
     if (last in "{}:;,()[]" or ntok <= 4) and _keyword_start(s):

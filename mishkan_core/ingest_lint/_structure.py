@@ -343,7 +343,7 @@ class _Yaml:
 
 _YAMLISH_LINE = re.compile(
     r"^[ \t]*(?![ \t])(?:-[ \t]+(?![ \t])|)"
-    r"(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
+    r"(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*:(?:[ \t]|$)|-[ \t]*\S)",
     re.MULTILINE,  # one line, or (line-led) the block (speed: see _shape.line_led)
 )
 _YAMLISH_LINES = re.compile(line_led(_YAMLISH_LINE), _YAMLISH_LINE.flags)

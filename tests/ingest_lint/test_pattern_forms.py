@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mishkan_core.ingest_lint import _shape, _structure
-from mishkan_core.ingest_lint._detectors import dot, import_lists, sexp
+from mishkan_core.ingest_lint._detectors import ctags, dot, import_lists, sexp
 
 _DOT_ID = r'(?:"(?:[^"\\\n]|\\.)*"|[\w.$:]+)'
 _SEXP_POS = r"(?:[ \t]*\[\d+,[ \t]*\d+\][ \t]*-[ \t]*\[\d+,[ \t]*\d+\])"
@@ -62,6 +62,18 @@ FORMS: list[tuple[re.Pattern[str], str, str, str]] = [
         r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
         "match",
         " \t-a:#{}()[],",
+    ),
+    (
+        ctags._TAGS,
+        r'^(?:[^\t\n]+\t[^\t\n]+\t(?:/\^?.*?\$?/|\?.*?\?|\d+)(?:;"(?:\t.*)?)?[ \t]*$|!_TAG_\w+\t)',
+        "match",
+        '\ta/^$?;"1!_TAG ',
+    ),
+    (
+        _shape._CODE_START,
+        r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w|[\w.\[\]'\"]+\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)",
+        "match",
+        "#@a_/*})<?%$.[]'\" =+:-",
     ),
 ]
 
