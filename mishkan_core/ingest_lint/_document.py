@@ -30,14 +30,17 @@ def build(path: str, lines: list[str], body_start: int) -> Document:
             starts.add(body.rfind("\n", 0, at) + 1)
             newline = body.find("\n", at)
             at = body.find(marker, newline + 1) if newline >= 0 else -1
-    line = 0
-    pos = 0
+    # A candidate's line is the first line after the previous candidate's with its text:
+    # the lines between hold no marker, so none of them has it. ``list.index`` finds it
+    # comparing lengths first, in C, where counting the line breaks up to it read the body.
+    line = body_start - 1
     for start in sorted(starts):
-        line += body.count("\n", pos, start)
-        pos = start
-        match = _FENCE_LINE.match(lines[body_start + line])
+        newline = body.find("\n", start)
+        text = body[start:newline] if newline >= 0 else body[start:]
+        line = lines.index(text, line + 1)
+        match = _FENCE_LINE.match(text)
         if match:
-            fences.append((line + body_start, start, match.group(1), match.group(2)))
+            fences.append((line, start, match.group(1), match.group(2)))
 
     def offset_after(start: int) -> int:
         """Offset of the line after the one starting at ``start``."""
