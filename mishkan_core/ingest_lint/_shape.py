@@ -32,31 +32,38 @@ CODE_REF = re.compile(
 
 # Frames of a stack trace and compiler diagnostics also carry locations, but
 # they are accepted content (a stack trace in a postmortem), so they do not count.
-_DIAGNOSTIC_START = re.compile(
-    r"\s*(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
+_DIAGNOSTIC_START = re.compile(  # (speed: see line_led)
+    r"\s*(?!\s)(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
 )
 _DIAGNOSTIC_WORD = re.compile(
     r"\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
 )
 
 
-def is_diagnostic(line: str) -> bool:
+def is_diagnostic(line: str, *, words: bool = True) -> bool:
     """A frame of a stack trace or a compiler diagnostic: "at f (a.js:1:2)",
-    'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d"."""
+    'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d". ``words=False``
+    says the line holds no piece of a diagnostic's words (``diagnostic_pieces`` of
+    its block said so, once for all its lines)."""
     if _DIAGNOSTIC_START.match(line):
         return True
-    # _DIAGNOSTIC_WORD has no literal to scan for, so the engine tries it at every
-    # character: it runs only on lines holding a piece of one of its words
+    return words and diagnostic_pieces(line) and _DIAGNOSTIC_WORD.search(line) is not None
+
+
+def diagnostic_pieces(text: str) -> bool:
+    """Does ``text`` hold a piece of one of _DIAGNOSTIC_WORD's words? That pattern has
+    no literal to scan for, so the engine tries it at every character: it runs only
+    where this cheap test says it can match."""
     return (
-        "rror" in line
-        or "arning" in line
-        or "xception" in line
-        or "ailed" in line
-        or "FAIL" in line
-        or "anicked" in line
-        or "goroutine" in line
-        or "+0x" in line
-    ) and _DIAGNOSTIC_WORD.search(line) is not None
+        "rror" in text
+        or "arning" in text
+        or "xception" in text
+        or "ailed" in text
+        or "FAIL" in text
+        or "anicked" in text
+        or "goroutine" in text
+        or "+0x" in text
+    )
 
 
 # A frame of a native stack trace (valgrind, gdb, lldb, sanitizers): tool output quoted

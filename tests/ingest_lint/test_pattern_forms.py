@@ -75,6 +75,12 @@ FORMS: list[tuple[re.Pattern[str], str, str, str]] = [
         "match",
         "#@a_/*})<?%$.[]'\" =+:-",
     ),
+    (
+        _shape._DIAGNOSTIC_START,
+        r"\s*(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)",
+        "match",
+        ' \tatFile"#1:0xCaused byTraceback->from.',
+    ),
 ]
 
 
