@@ -233,26 +233,29 @@ _YAML_KEY = re.compile(
 _INTEGER = re.compile(r"-?\d+")
 
 
+_YAML_WORDS: dict[str, Any] = {"null": None, "~": None, "": None, "true": True, "false": False}
+
+
 def _yaml_scalar(raw: str) -> Any:
     raw = raw.strip()
-    if " #" in raw and raw[:1] not in "\"'":
+    head = raw[:1]
+    if " #" in raw and head not in "\"'":
         raw = raw.split(" #", 1)[0].rstrip()
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
-        return raw[1:-1]
-    if raw.startswith("[") and raw.endswith("]"):
-        return [_yaml_scalar(item) for item in raw[1:-1].split(",") if item.strip()]
-    if raw.startswith("{") and raw.endswith("}"):
-        out: dict[str, Any] = {}
-        for item in raw[1:-1].split(","):
-            key, sep, val = item.partition(":")
-            if sep:
-                out[key.strip().strip("\"'")] = _yaml_scalar(val)
-        return out
-    if raw in ("null", "~", ""):
-        return None
-    if raw in ("true", "false"):
-        return raw == "true"
-    if _INTEGER.fullmatch(raw):
+    if head and head in "\"'[{":  # quoted, or a flow list or map (most values are plain)
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+            return raw[1:-1]
+        if raw.startswith("[") and raw.endswith("]"):
+            return [_yaml_scalar(item) for item in raw[1:-1].split(",") if item.strip()]
+        if raw.startswith("{") and raw.endswith("}"):
+            out: dict[str, Any] = {}
+            for item in raw[1:-1].split(","):
+                key, sep, val = item.partition(":")
+                if sep:
+                    out[key.strip().strip("\"'")] = _yaml_scalar(val)
+            return out
+    if raw in _YAML_WORDS:
+        return _YAML_WORDS[raw]
+    if raw[-1:].isdecimal() and _INTEGER.fullmatch(raw):  # an integer ends with a digit
         return int(raw)
     return raw
 
@@ -325,10 +328,11 @@ class _Yaml:
             match = _YAML_KEY.match(text)
             if not match:
                 break
-            key = match.group("key").strip().strip("\"'")
-            value = match.group("value")
+            key, value = match.group("key", "value")
+            key = key.strip().strip("\"'")
             self.pos += 1
-            if value is not None and value.strip() and not value.strip().startswith("#"):
+            value = value.strip() if value is not None else ""
+            if value and value[0] != "#":
                 out[key] = _yaml_scalar(value)
                 continue
             if self.pos < len(self.rows):

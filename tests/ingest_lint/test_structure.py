@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -18,7 +19,14 @@ from mishkan_core.ingest_lint._shape import (
     matching_lines,
     sample,
 )
-from mishkan_core.ingest_lint._structure import _cut, _json_lines, _repair, load_json, load_yaml
+from mishkan_core.ingest_lint._structure import (
+    _cut,
+    _json_lines,
+    _repair,
+    _yaml_scalar,
+    load_json,
+    load_yaml,
+)
 
 
 def _block(text: str, fenced: bool = True) -> Block:
@@ -188,3 +196,57 @@ def test_line_helpers() -> None:
     many = [f"line {i}" for i in range(1000)]
     picked = sample(many, 10)
     assert len(picked) == 10 and picked[0] == "line 0" and picked[-1].startswith("line 9")
+
+
+def _yaml_scalar_as_first_written(raw: str) -> Any:
+    raw = raw.strip()
+    if " #" in raw and raw[:1] not in "\"'":
+        raw = raw.split(" #", 1)[0].rstrip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        return raw[1:-1]
+    if raw.startswith("[") and raw.endswith("]"):
+        return [
+            _yaml_scalar_as_first_written(item) for item in raw[1:-1].split(",") if item.strip()
+        ]
+    if raw.startswith("{") and raw.endswith("}"):
+        out: dict[str, Any] = {}
+        for item in raw[1:-1].split(","):
+            key, sep, val = item.partition(":")
+            if sep:
+                out[key.strip().strip("\"'")] = _yaml_scalar_as_first_written(val)
+        return out
+    if raw in ("null", "~", ""):
+        return None
+    if raw in ("true", "false"):
+        return raw == "true"
+    if re.fullmatch(r"-?\d+", raw):
+        return int(raw)
+    return raw
+
+
+_SCALAR_PIECES = st.sampled_from(
+    [
+        '"',
+        "'",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        " #",
+        "#",
+        " ",
+        "-",
+        "1",
+        "\u0663",
+        "a",
+        "null",
+        "true",
+    ]
+)
+
+
+@given(st.lists(_SCALAR_PIECES, max_size=12).map("".join))
+def test_a_yaml_scalar_reads_as_it_was_first_written(raw: str) -> None:
+    assert _yaml_scalar(raw) == _yaml_scalar_as_first_written(raw)
