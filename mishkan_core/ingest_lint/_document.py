@@ -8,36 +8,42 @@ from mishkan_core.ingest_lint._model import Block, Document
 
 # every line that could open or close a fence (CommonMark: up to 3 spaces of indent)
 _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")  # matched against one line
+# the markers, searched anywhere in the body: the regex engine's search for a literal
+# of three characters is faster than str.find's for three of the same character
+_MARKERS = (("`", re.compile("```")), ("~", re.compile("~~~")))
 
 
 def build(path: str, lines: list[str], body_start: int) -> Document:
     """Build a ``Document``; ``body_start`` is the 0-based index of the first body line.
 
-    Fences are found with ``str.find`` on the joined body, not line by line (nor
-    by a regex, which tries every line start), and each block's text is a slice
-    of that body, so segmenting costs a few C scans.
+    Fences are found by searching the joined body for their markers, not line by
+    line (nor by a pattern tried at every line start), and each block's text is a
+    slice of that body, so segmenting costs a few C scans.
     """
     blocks: list[Block] = []
     body = "\n".join(lines[body_start:])
     # (line index, offset of the line in body, fence run, rest of line)
     fences: list[tuple[int, int, str, str]] = []
-    starts: set[int] = set()
-    for marker in ("```", "~~~"):
-        # one character is found at memchr speed, three by a slower search: a body
-        # without a single "~" (most) needs no search for "~~~"
-        at = body.find(marker) if marker[0] in body else -1
-        while at >= 0:
-            starts.add(body.rfind("\n", 0, at) + 1)
-            newline = body.find("\n", at)
-            at = body.find(marker, newline + 1) if newline >= 0 else -1
-    line = 0
-    pos = 0
+    # the start of every line that holds a marker; one character is found at memchr
+    # speed, three by a slower search: a body without a single "~" (most) needs no
+    # search for "~~~"
+    starts = {
+        body.rfind("\n", 0, marker.start()) + 1
+        for char, pattern in _MARKERS
+        if char in body
+        for marker in pattern.finditer(body)
+    }
+    # A candidate's line is the first line after the previous candidate's with its text:
+    # the lines between hold no marker, so none of them has it. ``list.index`` finds it
+    # comparing lengths first, in C, where counting the line breaks up to it read the body.
+    line = body_start - 1
     for start in sorted(starts):
-        line += body.count("\n", pos, start)
-        pos = start
-        match = _FENCE_LINE.match(lines[body_start + line])
+        newline = body.find("\n", start)
+        text = body[start:newline] if newline >= 0 else body[start:]
+        line = lines.index(text, line + 1)
+        match = _FENCE_LINE.match(text)
         if match:
-            fences.append((line + body_start, start, match.group(1), match.group(2)))
+            fences.append((line, start, match.group(1), match.group(2)))
 
     def offset_after(start: int) -> int:
         """Offset of the line after the one starting at ``start``."""

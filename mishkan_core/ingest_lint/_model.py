@@ -172,8 +172,11 @@ class Document:
     claimed: set[int] = field(default_factory=set)
 
     def unclaimed(self) -> list[Block]:
+        """The blocks no detector has reported yet: the document's own list while none
+        is (every detector asks; a copy each time cost more than its reading), so read
+        it, never change it."""
         if not self.claimed:
-            return self.blocks[:]
+            return self.blocks
         return [b for b in self.blocks if b.index not in self.claimed]
 
     def share(self, *counts: int) -> float:

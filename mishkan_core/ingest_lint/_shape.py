@@ -32,31 +32,38 @@ CODE_REF = re.compile(
 
 # Frames of a stack trace and compiler diagnostics also carry locations, but
 # they are accepted content (a stack trace in a postmortem), so they do not count.
-_DIAGNOSTIC_START = re.compile(
-    r"\s*(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
+_DIAGNOSTIC_START = re.compile(  # (speed: see line_led)
+    r"\s*(?!\s)(?:at\s|File\s\"|#\d+\s|\d+:\s+0x|Caused by|Traceback|-->\s|from\s\S+:\d+:in\s)"
 )
 _DIAGNOSTIC_WORD = re.compile(
     r"\b(?:error|warning|panicked|FAILED|FAIL|Error|Exception|failed|goroutine)\b|\+0x[0-9a-f]+"
 )
 
 
-def is_diagnostic(line: str) -> bool:
+def is_diagnostic(line: str, *, words: bool = True) -> bool:
     """A frame of a stack trace or a compiler diagnostic: "at f (a.js:1:2)",
-    'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d"."""
+    'File "a.py", line 3', "error[E0308]: ...", "main.go:12 +0x1d". ``words=False``
+    says the line holds no piece of a diagnostic's words (``diagnostic_pieces`` of
+    its block said so, once for all its lines)."""
     if _DIAGNOSTIC_START.match(line):
         return True
-    # _DIAGNOSTIC_WORD has no literal to scan for, so the engine tries it at every
-    # character: it runs only on lines holding a piece of one of its words
+    return words and diagnostic_pieces(line) and _DIAGNOSTIC_WORD.search(line) is not None
+
+
+def diagnostic_pieces(text: str) -> bool:
+    """Does ``text`` hold a piece of one of _DIAGNOSTIC_WORD's words? That pattern has
+    no literal to scan for, so the engine tries it at every character: it runs only
+    where this cheap test says it can match."""
     return (
-        "rror" in line
-        or "arning" in line
-        or "xception" in line
-        or "ailed" in line
-        or "FAIL" in line
-        or "anicked" in line
-        or "goroutine" in line
-        or "+0x" in line
-    ) and _DIAGNOSTIC_WORD.search(line) is not None
+        "rror" in text
+        or "arning" in text
+        or "xception" in text
+        or "ailed" in text
+        or "FAIL" in text
+        or "anicked" in text
+        or "goroutine" in text
+        or "+0x" in text
+    )
 
 
 # A frame of a native stack trace (valgrind, gdb, lldb, sanitizers): tool output quoted
@@ -112,7 +119,8 @@ KEYWORDS = frozenset((
 # fmt: on
 _FIRST_WORD = re.compile(r"[a-z_]+")
 _CODE_START = re.compile(
-    r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w|[\w.\[\]'\"]+\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)"
+    r"(?:[#@][A-Za-z_]|//|/\*|\*/|[})\]]|<\?|<%|\$\w"
+    r"|[\w.\[\]'\"]+(?![\w.\[\]'\"])\s*(?:[-+*/%|&^]?=|:=)(?!=)\s*\S)"  # (speed: see line_led)
 )
 _SYMBOL_CHARS = "{}()[];=<>+*/%&|^!~\\$@:_\"'`"
 _NOT_SYMBOLS = bytes(b for b in range(256) if chr(b) not in _SYMBOL_CHARS)
@@ -147,7 +155,7 @@ def is_code_line(line: str) -> bool:
     if not s or s.startswith(_MARKDOWN_PREFIXES):
         return False
     last = s[-1]
-    if _BULLET.match(s):
+    if (s[0] in "-*+" or s[0].isdecimal()) and _BULLET.match(s):  # a bullet's first character
         return last in ";{" and s.count(" ") <= 8
     ntok = s.count(" ") + 1
     if (last in "{}:;,()[]" or ntok <= 4) and _keyword_start(s):
@@ -241,7 +249,17 @@ def line_led(pattern: re.Pattern[str]) -> str:
     ``count_lines``. The regex engine finds a literal first character at C speed
     and tries the rest at line starts only; a "^" pattern it tries at every
     character, which made counting the lines of a dump two to three times slower.
-    Compile the result at module level, beside the pattern (the regex audit sees it)."""
+    Compile the result at module level, beside the pattern (the regex audit sees it).
+
+    Patterns tried at every line of a block are written so that a line that fails
+    fails at once. The engine gives back a run one character at a time and retries
+    what follows after each; when what follows cannot start with the run's own
+    characters that is wasted, so the run says so: ``[ \\t]*(?![ \\t])`` before a
+    non-blank, ``\\w*(?!\\w)`` before punctuation. An optional group is ``(?:x|)``,
+    which the engine tries as a branch, not as a repeat with its bookkeeping; a
+    quoted string is unrolled, ``"[^"\\\\]*(?:\\\\.[^"\\\\]*)*"``, a run between escapes
+    instead of an alternation per character. Each form matches exactly what the
+    plain one does (tests/ingest_lint/test_pattern_forms.py)."""
     source = pattern.pattern
     if not source.startswith("^") or not pattern.flags & re.MULTILINE:
         raise ValueError(f"not a line-anchored pattern: {source[:40]!r}")
@@ -290,9 +308,11 @@ def matching_lines(block: Block, pattern: re.Pattern[str]) -> list[int]:
 
 
 # The cheap part of a location: an extension followed by a line number. It starts
-# with a literal ".", so the regex engine scans for it at memchr speed.
+# with a literal ".", so the regex engine scans for it at memchr speed (and the
+# extension is not given back letter by letter: see line_led).
 LOCATION_HINT = re.compile(
-    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?::L?\d|#L\d|,?[ \t]+L\d|\)?,?[ \t]+line[ \t]+\d)"
+    r"\.[A-Za-z][A-Za-z0-9]{0,5}(?![A-Za-z0-9])"
+    r"(?::L?\d|#L\d|,?[ \t]+L\d|\)?,?[ \t]+line[ \t]+\d)"
 )
 # a table row whose next cell after the file is the line: "| pkg/mod.py | 12 |"
 _TABLE_LOCATION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}`?[ \t]*\|[ \t]*`?L?\d+`?[ \t]*\|")

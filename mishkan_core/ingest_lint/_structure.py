@@ -10,45 +10,68 @@ from __future__ import annotations
 
 import json
 import re
+from itertools import compress, count
 from typing import Any, Optional
 
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._shape import led_text, line_led, sample_reaches
 
 _DECODER = json.JSONDecoder()
-# a JSON string (complete, on one line) or a bracket; a string never starts right
-# after a backslash, so an unterminated one full of \" is scanned once, not once per quote
-_JSON_TOKEN = re.compile(r'(?<!\\)(?:"(?:[^"\\\n]|\\.)*"|[\[\]{}])')
+# a JSON string (complete, on one line) or a bracket, captured for ``split``. No
+# token starts right after a backslash, so an unterminated string full of \" is
+# scanned once, not once per quote; that is checked behind the token's first
+# character, so that every branch opens with a literal and the engine skips to the
+# next of those five characters in C instead of trying the pattern at every one. A
+# string's body is unrolled: a run of plain characters, then escapes with their runs.
+_JSON_TOKENS = re.compile(
+    r'("(?<!\\")[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+    r"|\[(?<!\\\[)|\](?<!\\\])|\{(?<!\\\{)|\}(?<!\\\}))"
+)
+_BRACKETS = frozenset("[]{}")
 MAX_RECORDS = 1000
 
 
 def _repair(text: str) -> Any:
     """Parse the longest prefix of ``text`` that is a truncated JSON value, closed up."""
+    cut = _cut(text)
+    if cut is None:
+        return None
+    try:
+        return json.loads(text[: cut[0]] + cut[1])
+    except ValueError:
+        return None
+
+
+def _cut(text: str) -> tuple[int, str] | None:
+    """Where ``_repair`` cuts ``text``, and the closers it appends: after the last
+    bracket that closes what it should, before one that does not or before the value
+    is complete.
+
+    ``split`` tokenises in C and hands back the text between the tokens too, so only
+    the brackets, a fraction of the tokens of a dump, are walked in Python, and the
+    cut's offset is the length of all before it.
+    """
+    parts = _JSON_TOKENS.split(text)
+    tokens = parts[1::2]  # between the text around them
     stack: list[str] = []
-    cut = -1
-    cut_stack: list[str] = []
-    for match in _JSON_TOKEN.finditer(text):
-        token = match.group()
-        head = token[0]
-        if head == '"':
-            continue
+    cut_token = -1
+    cut_depth = 0
+    for token in compress(count(), map(_BRACKETS.__contains__, tokens)):
+        head = tokens[token]
         if head in "[{":
             stack.append(head)
             continue
         if not stack or (stack[-1] == "[") != (head == "]"):
             break
         stack.pop()
-        cut = match.end()
-        cut_stack = stack[:]
+        cut_token, cut_depth = token, len(stack)
         if not stack:
             break
-    if cut < 0:
+    if cut_token < 0:
         return None
-    closers = "".join("]" if opener == "[" else "}" for opener in reversed(cut_stack))
-    try:
-        return json.loads(text[:cut] + closers)
-    except ValueError:
-        return None
+    # after the cut only openers were pushed: what was open at the cut is the bottom
+    closers = "".join("]" if opener == "[" else "}" for opener in reversed(stack[:cut_depth]))
+    return sum(map(len, parts[: 2 * cut_token + 2])), closers
 
 
 def _json_lines(lines: list[str]) -> list[Any] | None:
@@ -61,10 +84,14 @@ def _json_lines(lines: list[str]) -> list[Any] | None:
         nonblank += 1
         if stripped[0] not in "{[" or stripped[-1] not in "}]":
             continue
+        # json.loads(stripped) without its wrapping (a stripped line that opens with a
+        # bracket has no whitespace to skip): one value, and nothing after it
         try:
-            values.append(json.loads(stripped))
+            value, end = _DECODER.raw_decode(stripped)
         except ValueError:
             continue
+        if end == len(stripped):
+            values.append(value)
     if nonblank >= 3 and len(values) >= 0.8 * nonblank:
         return values
     return None
@@ -106,20 +133,26 @@ def _load_json(block: Block) -> Any:
         return None
     if start > 5 and block.fenced:
         return None
-    text = block.text if start == 0 else "\n".join(lines[start:])  # the text is the lines joined
-    if text.count('"') < 6:
+    if start == 0:
+        text, quotes = block.text, block.count('"')
+    else:
+        text = "\n".join(lines[start:])  # the text is the lines joined
+        quotes = text.count('"')
+    if quotes < 6:
         return None
     stripped = text.lstrip()
-    try:
-        return json.loads(stripped)
-    except ValueError:
-        pass
-    more = _json_lines(lines[start:])
-    if more is not None:
-        return more
+    # json.loads(stripped), whose value is kept: the text is decoded once, not once
+    # here and again below when more follows the value
     try:
         value, end = _DECODER.raw_decode(stripped)
     except ValueError:
+        value, end = None, -1
+    if end >= 0 and _skip_space(stripped, end) == len(stripped):
+        return value
+    more = _json_lines(lines[start:])
+    if more is not None:
+        return more
+    if end < 0:
         return _repair(stripped)
     stream = [value]  # a stream of pretty-printed values, one after another
     pos = _skip_space(stripped, end)
@@ -140,6 +173,7 @@ def _skip_space(text: str, pos: int) -> int:
 
 
 Records = list[tuple[dict[str, Any], Optional[dict[str, Any]]]]
+_CONTAINERS: frozenset[type] = frozenset((dict, list))
 
 
 def records(block: Block, value: Any) -> Records:
@@ -180,6 +214,8 @@ def _dicts(value: Any) -> Records:
             children = item
         else:
             continue
+        if _CONTAINERS.isdisjoint(map(type, children)):
+            continue  # scalars only, as most records hold: told in C
         for child in reversed(children):
             kind = type(child)
             if kind is dict or kind is list:
@@ -197,26 +233,29 @@ _YAML_KEY = re.compile(
 _INTEGER = re.compile(r"-?\d+")
 
 
+_YAML_WORDS: dict[str, Any] = {"null": None, "~": None, "": None, "true": True, "false": False}
+
+
 def _yaml_scalar(raw: str) -> Any:
     raw = raw.strip()
-    if " #" in raw and raw[:1] not in "\"'":
+    head = raw[:1]
+    if " #" in raw and head not in "\"'":
         raw = raw.split(" #", 1)[0].rstrip()
-    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
-        return raw[1:-1]
-    if raw.startswith("[") and raw.endswith("]"):
-        return [_yaml_scalar(item) for item in raw[1:-1].split(",") if item.strip()]
-    if raw.startswith("{") and raw.endswith("}"):
-        out: dict[str, Any] = {}
-        for item in raw[1:-1].split(","):
-            key, sep, val = item.partition(":")
-            if sep:
-                out[key.strip().strip("\"'")] = _yaml_scalar(val)
-        return out
-    if raw in ("null", "~", ""):
-        return None
-    if raw in ("true", "false"):
-        return raw == "true"
-    if _INTEGER.fullmatch(raw):
+    if head and head in "\"'[{":  # quoted, or a flow list or map (most values are plain)
+        if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+            return raw[1:-1]
+        if raw.startswith("[") and raw.endswith("]"):
+            return [_yaml_scalar(item) for item in raw[1:-1].split(",") if item.strip()]
+        if raw.startswith("{") and raw.endswith("}"):
+            out: dict[str, Any] = {}
+            for item in raw[1:-1].split(","):
+                key, sep, val = item.partition(":")
+                if sep:
+                    out[key.strip().strip("\"'")] = _yaml_scalar(val)
+            return out
+    if raw in _YAML_WORDS:
+        return _YAML_WORDS[raw]
+    if raw[-1:].isdecimal() and _INTEGER.fullmatch(raw):  # an integer ends with a digit
         return int(raw)
     return raw
 
@@ -289,10 +328,11 @@ class _Yaml:
             match = _YAML_KEY.match(text)
             if not match:
                 break
-            key = match.group("key").strip().strip("\"'")
-            value = match.group("value")
+            key, value = match.group("key", "value")
+            key = key.strip().strip("\"'")
             self.pos += 1
-            if value is not None and value.strip() and not value.strip().startswith("#"):
+            value = value.strip() if value is not None else ""
+            if value and value[0] != "#":
                 out[key] = _yaml_scalar(value)
                 continue
             if self.pos < len(self.rows):
@@ -306,8 +346,9 @@ class _Yaml:
 
 
 _YAMLISH_LINE = re.compile(
-    r"^[ \t]*(?:-[ \t]+)?(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*?:(?:[ \t]|$)|-[ \t]*\S)",
-    re.MULTILINE,  # matched against one line, or (line-led) against the block
+    r"^[ \t]*(?![ \t])(?:-[ \t]+(?![ \t])|)"
+    r"(?:[^\s#:{}()\[\],][^:{}()\[\]\n]*:(?:[ \t]|$)|-[ \t]*\S)",
+    re.MULTILINE,  # one line, or (line-led) the block (speed: see _shape.line_led)
 )
 _YAMLISH_LINES = re.compile(line_led(_YAMLISH_LINE), _YAMLISH_LINE.flags)
 # a line that is blank, or a comment, once its leading blanks are stripped

@@ -505,6 +505,18 @@ def _leading_guard(nfa: _Nfa, items: list[tuple[Any, Any]], everything: int) -> 
     return guard & everything
 
 
+def _lookbehind_first(items: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """``c(?<!Xc)`` as the equivalent ``(?<!X)c``: a pattern may put its guard after
+    its first character, so that every alternative opens with a literal (which the
+    engine scans for), and the guard still tells what may precede a match."""
+    if len(items) >= 2 and items[0][0] is sre_c.LITERAL and items[1][0] is sre_c.ASSERT_NOT:
+        direction, inner = items[1][1]
+        inner = list(inner)
+        if direction == -1 and len(inner) == 2 and inner[1] == items[0]:
+            return [(sre_c.ASSERT_NOT, (-1, inner[:1])), items[0], *items[2:]]
+    return items
+
+
 def problems(pattern: re.Pattern[str], usages: Iterable[str]) -> list[str]:
     """The super-linear shapes of ``pattern`` under the given methods (``search``,
     ``match``, ``fullmatch``...); an empty list when it is linear."""
@@ -531,11 +543,13 @@ def problems(pattern: re.Pattern[str], usages: Iterable[str]) -> list[str]:
             )
         ):
             anchored = True
-        # a top-level alternation is entered alternative by alternative, so each one's
-        # leading assertions guard its own entry
+        # a top-level alternation (in a group or not) is entered alternative by
+        # alternative, so each one's leading assertions guard its own entry
         alternatives = [items]
+        while len(items) == 1 and items[0][0] is sre_c.SUBPATTERN and not any(items[0][1][1:3]):
+            items = list(items[0][1][-1])
         if len(items) == 1 and items[0][0] is sre_c.BRANCH:
-            alternatives = [list(alternative) for alternative in items[0][1][1]]
+            alternatives = [_lookbehind_first(list(alt)) for alt in items[0][1][1]]
         accept = nfa.state(assertion=mode == "fullmatch")
         final = nfa.state()
         nfa.eps[accept].append(final)

@@ -143,6 +143,10 @@ SLOW = [
     (r"[a-z_]+$", "search"),
     (r"^\s*x", "search"),  # multiline "^" after a newline, but \s reads newlines
     (r"[ \t]*(?:\[.*\])?[ \t]*;?[ \t]*$", "match"),
+    # a string with escapes retried at every quote: unguarded, or guarded by the wrong
+    # character behind its first one
+    (r'("[^"\\]*(?:\\.[^"\\]*)*"|\[)', "split"),
+    (r'("(?<!x")[^"\\]*(?:\\.[^"\\]*)*"|\[)', "split"),
 ]
 FAST = [
     (r"[ \t]+", "findall"),  # the match cannot fail once the loop is entered
@@ -153,6 +157,8 @@ FAST = [
     (r"a{0,30}b", "search"),  # bounded work per position
     (r"^(?P<key>\w+)[ \t]*:(?:[ \t]+(?P<value>[^ \t].*)?)?$", "match"),
     (r"^[ \t]*x[^\n]*[ \t]*$", "match"),  # multiline below: [^\n]* always reaches the end
+    # no string starts after a backslash, guarded behind its first character
+    (r'("(?<!\\")[^"\\]*(?:\\.[^"\\]*)*"|\[(?<!\\\[))', "split"),
 ]
 
 

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
+from typing import Any
 
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._shape import (
@@ -15,7 +19,14 @@ from mishkan_core.ingest_lint._shape import (
     matching_lines,
     sample,
 )
-from mishkan_core.ingest_lint._structure import _repair, load_json, load_yaml
+from mishkan_core.ingest_lint._structure import (
+    _cut,
+    _json_lines,
+    _repair,
+    _yaml_scalar,
+    load_json,
+    load_yaml,
+)
 
 
 def _block(text: str, fenced: bool = True) -> Block:
@@ -26,6 +37,64 @@ def test_truncated_json_is_closed_after_the_last_complete_record() -> None:
     text = '{"nodes": [{"id": "a", "label": "A"}, {"id": "b", "lab'
     assert _repair(text) == {"nodes": [{"id": "a", "label": "A"}]}
     assert _repair("no json here") is None
+
+
+# _repair's cut as it was found first: every token walked in Python. The tokeniser
+# that replaced it must cut every text at the same place.
+_TOKEN = re.compile(r'(?<!\\)(?:"(?:[^"\\\n]|\\.)*"|[\[\]{}])')
+
+
+def _cut_token_by_token(text: str) -> tuple[int, str] | None:
+    stack: list[str] = []
+    cut = -1
+    cut_stack: list[str] = []
+    for match in _TOKEN.finditer(text):
+        head = match.group()[0]
+        if head == '"':
+            continue
+        if head in "[{":
+            stack.append(head)
+            continue
+        if not stack or (stack[-1] == "[") != (head == "]"):
+            break
+        stack.pop()
+        cut = match.end()
+        cut_stack = stack[:]
+        if not stack:
+            break
+    if cut < 0:
+        return None
+    return cut, "".join("]" if opener == "[" else "}" for opener in reversed(cut_stack))
+
+
+# pieces of JSON, escapes and strings that a backslash or a line break cuts short
+_PIECES = st.sampled_from(['"', "\\", "[", "]", "{", "}", "\n", "a", '\\"', '"a"', "\\\\"])
+
+
+@example('[\\"]"]')  # no string starts after a backslash: the "]" closes the "["
+@example('{"a\\"}": [1, "x\\\\"]')
+@settings(max_examples=500)
+@given(st.lists(_PIECES, max_size=24).map("".join))
+def test_repair_cuts_where_a_token_by_token_walk_does(text: str) -> None:
+    assert _cut(text) == _cut_token_by_token(text)
+
+
+@given(st.lists(st.text(alphabet='"\\[]{} :,1a\t', max_size=20), max_size=8))
+def test_json_lines_read_each_line_as_json_loads_does(lines: list[str]) -> None:
+    expected = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped and stripped[0] in "{[" and stripped[-1] in "}]":
+            try:
+                expected.append(json.loads(stripped))
+            except ValueError:
+                pass
+    found = _json_lines(lines)
+    nonblank = sum(1 for line in lines if line.strip())
+    if nonblank >= 3 and len(expected) >= 0.8 * nonblank:
+        assert found == expected
+    else:
+        assert found is None
 
 
 def test_json_forms() -> None:
@@ -127,3 +196,57 @@ def test_line_helpers() -> None:
     many = [f"line {i}" for i in range(1000)]
     picked = sample(many, 10)
     assert len(picked) == 10 and picked[0] == "line 0" and picked[-1].startswith("line 9")
+
+
+def _yaml_scalar_as_first_written(raw: str) -> Any:
+    raw = raw.strip()
+    if " #" in raw and raw[:1] not in "\"'":
+        raw = raw.split(" #", 1)[0].rstrip()
+    if len(raw) >= 2 and raw[0] == raw[-1] and raw[0] in "\"'":
+        return raw[1:-1]
+    if raw.startswith("[") and raw.endswith("]"):
+        return [
+            _yaml_scalar_as_first_written(item) for item in raw[1:-1].split(",") if item.strip()
+        ]
+    if raw.startswith("{") and raw.endswith("}"):
+        out: dict[str, Any] = {}
+        for item in raw[1:-1].split(","):
+            key, sep, val = item.partition(":")
+            if sep:
+                out[key.strip().strip("\"'")] = _yaml_scalar_as_first_written(val)
+        return out
+    if raw in ("null", "~", ""):
+        return None
+    if raw in ("true", "false"):
+        return raw == "true"
+    if re.fullmatch(r"-?\d+", raw):
+        return int(raw)
+    return raw
+
+
+_SCALAR_PIECES = st.sampled_from(
+    [
+        '"',
+        "'",
+        "[",
+        "]",
+        "{",
+        "}",
+        ",",
+        ":",
+        " #",
+        "#",
+        " ",
+        "-",
+        "1",
+        "\u0663",
+        "a",
+        "null",
+        "true",
+    ]
+)
+
+
+@given(st.lists(_SCALAR_PIECES, max_size=12).map("".join))
+def test_a_yaml_scalar_reads_as_it_was_first_written(raw: str) -> None:
+    assert _yaml_scalar(raw) == _yaml_scalar_as_first_written(raw)

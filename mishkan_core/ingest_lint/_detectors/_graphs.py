@@ -96,18 +96,25 @@ def _is_edge(record: dict[str, Any]) -> bool:
 def graph_stats(found: Records) -> GraphStats:
     stats = GraphStats()
     ids: set[str] = set()
+    # counted in locals, and the calls made only for records holding the keys they look
+    # for (one C-level test each): a dump has thousands of records
+    container = False
+    edges = nodes = 0
     for record, _parent in found:
         if not _NODE_LIST_SET.isdisjoint(record) and not _EDGE_LIST_SET.isdisjoint(record):
-            stats.container = True
-        if _is_edge(record):
-            stats.edges += 1
+            container = True
+        if not _SOURCE_KEYS.isdisjoint(record) and _is_edge(record):
+            edges += 1
             continue
+        if _ID_KEY_SET.isdisjoint(record):
+            continue  # no id: not a node
         ident = _first_id(record)
         if isinstance(ident, (str, int)) and not isinstance(ident, bool):
             if isinstance(ident, str):
                 ids.add(ident)
-            if stats.container or len(record) >= 2 or not _LOCATION_KEY_SET.isdisjoint(record):
-                stats.nodes += 1
+            if container or len(record) >= 2 or not _LOCATION_KEY_SET.isdisjoint(record):
+                nodes += 1
+    stats.container, stats.edges, stats.nodes = container, edges, nodes
     if stats.edges >= 10 or stats.container:
         return stats  # a graph already: the reference counts would only add detail
     stats.references += _nested_references(found)

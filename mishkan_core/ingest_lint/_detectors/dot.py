@@ -13,11 +13,14 @@ from mishkan_core.ingest_lint._shape import count_lines, led_text, line_led, sam
 _HEADER = re.compile(
     r"^[ \t]*(?:strict[ \t]+)?(?:di)?graph\b[^{\n]*\{", re.IGNORECASE | re.MULTILINE
 )
-_ID = r'(?:"(?:[^"\\\n]|\\.)*"|[\w.$:]+)'
+# a quoted or bare id (speed: see _shape.line_led)
+_ID = r'(?:"[^"\\\n]*(?:\\.[^"\\\n]*)*"|[\w.$:]+(?![\w.$:]))'
 _EDGE = re.compile(
-    rf"^[ \t]*{_ID}(?:[ \t]*(?:->|--)[ \t]*{_ID})+[ \t]*(?:\[[^\n]*\][ \t]*)?(?:;[ \t]*)?$", re.M
+    rf"^[ \t]*(?![ \t]){_ID}(?:[ \t]*(?:->|--)[ \t]*{_ID})+[ \t]*(?:\[[^\n]*\][ \t]*)?"
+    r"(?:;[ \t]*)?$",
+    re.M,
 )
-_NODE = re.compile(rf"^[ \t]*{_ID}[ \t]*\[[^\n]*\][ \t]*(?:;[ \t]*)?$", re.M)
+_NODE = re.compile(rf"^[ \t]*(?![ \t]){_ID}[ \t]*\[[^\n]*\][ \t]*(?:;[ \t]*)?$", re.M)
 _EDGES = re.compile(line_led(_EDGE), _EDGE.flags)
 _NODES = re.compile(line_led(_NODE), _NODE.flags)
 

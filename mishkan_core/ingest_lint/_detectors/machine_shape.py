@@ -29,6 +29,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import repeat
 
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
@@ -180,19 +181,39 @@ def could_fire(doc: Document) -> bool:
     return total >= MIN_LISTING and prose < GATE_PROSE * total
 
 
+def _scale(block: Block) -> float:
+    """What a machine line of the block weighs per width: a data fence's lines half."""
+    return 0.5 if block.fenced and block.lang in DATA_LANGS else 1.0
+
+
 def _most(block: Block) -> float:
-    """The most machine width a block can hold: every line one width more than its
-    length gives (a data fence's half)."""
-    scale = 0.5 if block.fenced and block.lang in DATA_LANGS else 1.0
-    return (block.nonblank + len(block.text) / LINE) * scale
+    """The most machine width a block can hold, from its size alone: every line one
+    width more than its length gives."""
+    return (block.nonblank + len(block.text) / LINE) * _scale(block)
+
+
+def _widths(block: Block) -> float:
+    """The most machine width a block can hold, closer: the width of each of its
+    non-blank lines, counted in C from their lengths before stripping (a blank line,
+    "", is one width of 80 characters)."""
+    lines = block.lines
+    full = sum(map(max, repeat(LINE), map(len, lines))) / LINE
+    return (full - (len(lines) - block.nonblank)) * _scale(block)
+
+
+def _out_of_reach(most: float, prose: float) -> bool:
+    """MIN_SHARE is out of reach with ``most`` machine width at the very most (with a
+    margin for the order the widths are summed in: these sums are not the verdict's)."""
+    return most < MIN_SHARE * (most + prose) * (1 - 1e-9)
 
 
 def measure(doc: Document) -> Shape:
     """Roles and widths over the unclaimed blocks. Prose lives outside fences, so
     those blocks are read first, and the reading stops (an empty Shape comes back)
     as soon as their prose rules out MIN_SHARE even if every line still unread were
-    machine. A sentence repeated STAMPED times is boilerplate: its repeats stop
-    counting as prose."""
+    machine; then the fences, which can only add machine lines, with the same test.
+    A sentence repeated STAMPED times is boilerplate: its repeats stop counting as
+    prose."""
     blocks = doc.unclaimed()
     # the largest first: the prose that rules a document out is found soonest there
     outside = sorted((block for block in blocks if not block.fenced), key=lambda b: -b.nonblank)
@@ -220,12 +241,25 @@ def measure(doc: Document) -> Shape:
                 most += width(text)
         if most < MIN_SHARE * (most + prose):
             return Shape()
+    # The prose is all known now: a fence holds machine lines and neutral ones, never
+    # prose. Its most is narrowed to the width of its lines, then replaced, the
+    # shortest fence first, by the machine width it holds.
+    fenced = [block for block in blocks if block.fenced]
+    most += sum(_widths(block) - _most(block) for block in fenced)
+    for block in sorted(fenced, key=lambda b: b.nonblank):
+        if _out_of_reach(most, prose):
+            return Shape()
+        marks = roles[block.index] = line_roles(block)
+        machine = sum(width(block.lines[i]) for i, role in enumerate(marks) if role == MACHINE)
+        most += machine * _scale(block) - _widths(block)
+    if _out_of_reach(most, prose):
+        return Shape()
     stamped = {text for text, count in said.items() if count >= STAMPED}
     shape = Shape()
     run = 0.0
     for block in blocks:
-        marks = roles[block.index] if block.index in roles else line_roles(block)
-        scale = 0.5 if block.fenced and block.lang in DATA_LANGS else 1.0
+        marks = roles[block.index]
+        scale = _scale(block)
         for i, role in enumerate(marks):
             line = block.lines[i]
             if role == NEUTRAL:

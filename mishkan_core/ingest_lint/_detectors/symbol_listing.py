@@ -9,6 +9,7 @@ from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import Measure, scan
 from mishkan_core.ingest_lint._model import SYMBOL_TABLE, Block, Document, Hit
 from mishkan_core.ingest_lint._shape import (
+    diagnostic_pieces,
     is_diagnostic,
     locate,
     location_lines,
@@ -32,6 +33,7 @@ def _measure(block: Block) -> Measure | None:
         return None
     hits: list[int] = []
     places: set[str] = set()
+    words = diagnostic_pieces(block.text)  # once for the block, not once per line
     for i in candidates:
         line = block.lines[i]
         span = locate(line)
@@ -40,7 +42,7 @@ def _measure(block: Block) -> Measure | None:
         rest = line[: span[0]] + " " + line[span[1] :]
         if len(rest.split()) > _WORDY and not line.lstrip().startswith("|"):
             continue
-        if not _NAME.search(rest) or is_diagnostic(line):
+        if not _NAME.search(rest) or is_diagnostic(line, words=words):
             continue
         hits.append(i)
         places.add(line[span[0] : span[1]])
