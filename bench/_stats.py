@@ -217,7 +217,7 @@ def _cell(row: dict[str, Any] | None) -> str:
 
 
 def markdown(doc: dict[str, Any]) -> str:
-    """The headline tables (bench/README.md, docs/readme/bench.md) of a --json document."""
+    """The headline tables (bench/README.md) of a --json document."""
     results: dict[str, dict[str, dict[str, dict[str, Any]]]] = doc["results"]
     pythons = doc["machine"]["pythons"]
     out = [

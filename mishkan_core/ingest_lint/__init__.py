@@ -3,7 +3,7 @@
 An ingest artifact (front matter ``mishkan: ingest``) must be curated prose:
 decisions, rationale, reports, learnings. Graph dumps, parse trees, symbol
 tables, call listings and bulk source belong in the code graph, which
-rebuilds them on every commit. See docs/readme/ingest_lint.md.
+rebuilds them on every commit. See docs/ingest_lint.md.
 
 The command is :mod:`mishkan_core.ingest_lint.cli`; the library entry points
 are :func:`lint_text` and :func:`lint_file`.

@@ -1,4 +1,4 @@
-"""docs/readme/ingest_lint.md documents the rules the registry has (issue 14): its
+"""docs/ingest_lint.md documents the rules the registry has (issue 14): its
 rule table lists every detector, with the code, name and family it registers."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 from mishkan_core.ingest_lint._detectors import detectors
 from mishkan_core.ingest_lint._engine import INPUT_RULES, META_RULES
 
-DOC = Path(__file__).resolve().parents[2] / "docs" / "readme" / "ingest_lint.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "ingest_lint.md"
 _ROW = re.compile(r"^\| (IL\d{3}) \| ([\w-]+) \| ([\w -]+) \| .+ \|$", re.MULTILINE)
 
 
