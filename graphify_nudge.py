@@ -1452,7 +1452,7 @@ class Graph:
 
 
 def graph_candidates(environ: "Environ", root: str) -> "list[str]":
-    """CONTRACTS.md #4, the one graph location rule: `$MISHKAN_GRAPHIFY_GRAPH`
+    """The one graph location rule (docs/hook.md, "Which graph"): `$MISHKAN_GRAPHIFY_GRAPH`
     alone when set; else `$GRAPHIFY_OUT/graph.json` (when set),
     `.graphify/graph.json`, `graphify-out/graph.json`, relative to `root`."""
     settings = _settings_of(environ)
@@ -2083,7 +2083,7 @@ def _first_fit(*texts: str) -> "Optional[str]":
 def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
     """The one factual paragraph the model reads; None if it cannot fit in 400 bytes.
 
-    CONTRACTS.md #11: it starts with the marker, every command it suggests is
+    The advisory shape (docs/hook.md): it starts with the marker, every command it suggests is
     in single backticks and starts with `graphify ` (the first one is the
     suggestion), and definition sites are written `path:line`.
     """
@@ -2151,17 +2151,17 @@ def _symbol_advisory(
         # overloads or a name defined twice under one node id (measured on zod
         # and click: `shape` has 12 definitions, the graph holds one).
         text = (
-            f"{MARKER} The code graph (current, HEAD {head}) holds one definition of {name}, "
-            f"at {sites[0]}, and no properties, overloads or redefinitions, so it is not the "
-            f"only one if the code has those. Callers, callees and dependents in one call: "
-            f"{commands[0]}."
+            f"{MARKER} The code graph (current, HEAD {head}) holds one definition of {name}: "
+            f"{sites[0]}. Graphify does not record properties, overloads or redefinitions, "
+            f"so it may not be the only one in the code. Callers, callees and dependents in "
+            f"one call: {commands[0]}."
         )
         return _first_fit(
             f"{text} {action}{opt_out}",
             f"{text} {action}",
             text,
-            f"{MARKER} The code graph holds one definition of {name}, at {sites[0]} (not the "
-            f"only one if the code has properties or overloads of it): {commands[0]}.",
+            f"{MARKER} The code graph holds one definition of {name}: {sites[0]} (it may not "
+            f"be the only one: graphify does not record properties or overloads): {commands[0]}.",
         )
     candidates = []
     for shown in range(min(len(sites), 6), 0, -1):

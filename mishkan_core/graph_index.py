@@ -2,7 +2,7 @@
 
 The hook builds its index of graph.json lazily, in a detached background
 process, the first time a trigger finds it missing or outdated. This command
-builds it synchronously (CONTRACTS.md #10), for the graph the hook would pick
+builds it synchronously, for the graph the hook would pick
 in the project and with the same environment (MISHKAN_TELEMETRY_DIR,
 MISHKAN_GRAPHIFY_GRAPH, GRAPHIFY_OUT). The builder is the hook's companion
 module graphify_nudge_index (the process the hook spawns runs the same code).

@@ -47,7 +47,7 @@ IMPORT_CODE = (
     "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
 )
 
-#: the events the hook handles (CONTRACTS.md #3): PostToolUseFailure is what
+#: the events the hook handles (docs/hook.md): PostToolUseFailure is what
 #: CLI 2.1.197 fires when a lookup exits non-zero
 EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart")
 TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
@@ -423,7 +423,7 @@ def install_doc(doc: dict[str, Any], command: str, events: tuple[str, ...]) -> d
     """A settings document with ours in place. Install no longer writes
     ``env.MISHKAN_GRAPHIFY_NUDGE`` and removes the one earlier versions wrote:
     settings ``env`` overrides the user's shell, so a pinned mode defeated the
-    exported off switch (CONTRACTS.md #1); the mode is ``--mode=`` on the command."""
+    exported off switch (README, "Turning it off"); the mode is ``--mode=`` on the command."""
     new = copy.deepcopy(doc)
     hooks = new.get("hooks")
     new["hooks"] = install_hooks(hooks if isinstance(hooks, dict) else {}, command, events)

@@ -73,7 +73,7 @@ def _plugin(root: Path) -> Path:
 
 def _register_post_tool_use_failure(project: Project) -> None:
     """PostToolUseFailure for Bash, with the command install registered for
-    PostToolUse (CONTRACTS.md #3; the chain branch makes install do it)."""
+    PostToolUse (install registers both)."""
     path = project.repo / ".claude" / "settings.json"
     settings = json.loads(path.read_text(encoding="utf-8"))
     hooks = settings["hooks"]
@@ -175,7 +175,7 @@ def test_the_unique_symbol_advisory_names_its_site_and_its_command_resolves(
     session: ScenarioRun,
 ) -> None:
     advisory = _advisory_after(session, "grep")
-    assert f"holds one definition of {SYMBOL}, at {SOURCE_REL}:23" in advisory
+    assert f"holds one definition of {SYMBOL}: {SOURCE_REL}:23" in advisory
     call = session.telemetry_call("grep")
     assert (call["index"], call["sites"]) == ("current", 1)
     command = _commands(advisory)[0]

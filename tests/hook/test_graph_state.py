@@ -186,7 +186,7 @@ def test_file_newer_than_graph_is_stale_for_that_file(hook: Hook, fresh_graph: P
 
 
 def test_graph_location_rule(hook: Hook, tmp_path: Path) -> None:
-    """CONTRACTS.md #4: MISHKAN_GRAPHIFY_GRAPH alone, else the newest of
+    """docs/hook.md, "Which graph": MISHKAN_GRAPHIFY_GRAPH alone, else the newest of
     $GRAPHIFY_OUT/graph.json, .graphify/graph.json, graphify-out/graph.json;
     `--graph` only where graphify's own default would read another file."""
     sha = head(hook.repo)
