@@ -159,7 +159,9 @@ def test_qualified_names_narrow_the_definitions(mini: Hook) -> None:
     assert "holds one definition of Reader.parse: src/mini/core.py:19" in text
     assert commands(text) == ["graphify explain 'src_mini_core_reader_parse'" + FLAG]
     assert "defines mini.core.parse in 3 places" in context_of(grep(mini, "mini.core.parse"))
-    assert "holds one definition of other.parse: src/mini/other.py:4" in context_of(grep(mini, "other.parse"))
+    assert "holds one definition of other.parse: src/mini/other.py:4" in context_of(
+        grep(mini, "other.parse")
+    )
 
 
 def test_not_in_graph_also_in_telemetry_mode(mini: Hook) -> None:
