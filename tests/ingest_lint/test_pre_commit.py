@@ -1,4 +1,4 @@
-"""The published hook works under the real pre-commit (pinned in requirements/test.txt).
+"""The published hook works under the real pre-commit (pinned in tests/e2e/requirements.txt).
 
 ``pre-commit try-repo`` builds the hook's environment from this checkout exactly
 as a harness repo's ``rev:`` would (a virtualenv with ``pip install`` of the
