@@ -2152,16 +2152,16 @@ def _symbol_advisory(
         # and click: `shape` has 12 definitions, the graph holds one).
         text = (
             f"{MARKER} The code graph (current, HEAD {head}) holds one definition of {name}: "
-            f"{sites[0]}. Graphify does not record properties, overloads or redefinitions, "
-            f"so it may not be the only one in the code. Callers, callees and dependents in "
-            f"one call: {commands[0]}."
+            f"{sites[0]}. Graphify does not record properties, overloads or redefinitions: "
+            f"where the code has those, this is not the only definition. Callers, callees and "
+            f"dependents in one call: {commands[0]}."
         )
         return _first_fit(
             f"{text} {action}{opt_out}",
             f"{text} {action}",
             text,
-            f"{MARKER} The code graph holds one definition of {name}: {sites[0]} (it may not "
-            f"be the only one: graphify does not record properties or overloads): {commands[0]}.",
+            f"{MARKER} The code graph holds one definition of {name}: {sites[0]} (not the only "
+            f"one where the code has properties or overloads of it): {commands[0]}.",
         )
     candidates = []
     for shown in range(min(len(sites), 6), 0, -1):
