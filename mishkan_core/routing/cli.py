@@ -1,13 +1,6 @@
-"""``mishkan routing check``: validate the D-008 routing matrix against a harness.
+"""``mishkan routing check``: the command line (the package docstring says
+what is checked).
 
-The matrix (``mishkan_core/data/routing_matrix.json`` or ``--matrix FILE``) is
-checked on its own, then against whichever harness files are given. With
-``--project DIR`` the harness is read the way Claude Code reads it: every
-settings scope (managed, user, project, local), the project's, the user's and
-the enabled plugins' agents, the agents' frontmatter hooks, ``.mcp.json``, and
-the git hooks that refresh the graph (:mod:`mishkan_core.routing.harness`).
-The hook's gate scope and trigger extensions are read from the hook itself
-(``graphify_nudge.SCOPE_AGENTS`` and ``TRIGGER_EXTENSIONS``), never copied.
 Each finding is one line naming the invariant, the file (and its scope), where
 in it, and the fix. Exit 0 clean, 1 findings, 2 unusable input.
 """
