@@ -358,15 +358,15 @@ def locate(line: str) -> tuple[int, int] | None:
 
 def may_hold_locations(block: Block, least: float) -> bool:
     """Could ``least`` of the block's lines hold a location? Every shape ``locate``
-    reads has a ":", "#", "=", "|", a blank before "L" (" L", a tab) or "line" in it,
-    so their count bounds the lines ``location_lines`` can find. Most blocks fail
-    on the punctuation already counted, without a scan of their own."""
-    found = block.count(":") + block.count("#") + block.count("=") + block.count("|")
-    found += block.count("\t")
+    reads has a ":", "#L", "=", two "|" (a table row), a blank before "L" (" L", a
+    tab) or "line" in it, so their count bounds the lines ``location_lines`` can
+    find. Most blocks fail on the punctuation already counted, without a scan of
+    their own; a "#" alone is not counted: markdown's headings are full of them."""
+    found = block.count(":") + block.count("=") + block.count("|") // 2 + block.count("\t")
     if found >= least:
         return True
     text = block.text
-    return found + text.count(" L") + text.count("line") >= least
+    return found + text.count("#L") + text.count(" L") + text.count("line") >= least
 
 
 def location_lines(block: Block) -> list[int]:
