@@ -115,8 +115,14 @@ def _measure(block: Block) -> Measure | None:
         and "\u2192" not in block.text
     ):
         return _pairs(block)
-    arrows = block.count("->") + block.count("=>") + block.count("<-") + block.count("\u2192")
-    if arrows < max(3, 0.2 * block.nonblank):
+    least = max(3, 0.2 * block.nonblank)
+    # HTML and comparisons have "<" and ">" enough: the arrows are bounded in the
+    # punctuation first, and counted (a scan of the text each) only when they may suffice
+    arrow = block.count("\u2192")
+    if block.at_most("->") + block.at_most("=>") + block.at_most("<-") + arrow < least:
+        return None
+    arrows = block.count("->") + block.count("=>") + block.count("<-") + arrow
+    if arrows < least:
         return None
     if not sample_reaches(block, edge_line, 0.2):
         return None
