@@ -366,6 +366,10 @@ def may_hold_locations(block: Block, least: float) -> bool:
     if found >= least:
         return True
     text = block.text
+    # " L" and "#L" each end at an "L" of their own: one scan for a letter prose rarely
+    # capitalises bounds both, and rules most blocks out before the scans for the pairs
+    if found + text.count("L") + text.count("line") < least:
+        return False
     return found + text.count("#L") + text.count(" L") + text.count("line") >= least
 
 
