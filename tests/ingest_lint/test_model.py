@@ -10,7 +10,9 @@ from mishkan_core.ingest_lint._model import Block
 
 # punctuation the block profiles, and what stands between it in real text
 _TEXT = st.text(alphabet=st.sampled_from(list('|-`>=<:"{}() aZ\n\t\u2192\u00e9')), max_size=1200)
-_PAIRS = st.sampled_from(["|-", "`-", "->", "=>", "<-", "--", "::", "->>"])
+_PAIRS = st.sampled_from(
+    ["|-", "`-", "->", "=>", "<-", "--", "::", "->>", ": (", "] - [", " -- ", "aZ"]
+)
 
 
 @given(_TEXT, st.sampled_from([*'|-`>=<:"{}()\t', "->", "aZ", "\u2192", " "]))
