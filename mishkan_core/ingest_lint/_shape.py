@@ -243,6 +243,22 @@ def sample_reaches(block: Block, test: Callable[[str], object], share: float) ->
     return found / n >= share
 
 
+def lines_reach(lines: list[str], test: Callable[[str], object], least: float) -> bool:
+    """``sum(1 for line in lines if test(line)) >= least``, stopping as soon as the
+    answer is known (most samples fail, and are known to after a few of their lines)."""
+    found = 0
+    left = len(lines)
+    for line in lines:
+        if found >= least:
+            return True
+        if found + left < least:
+            return False
+        left -= 1
+        if test(line):
+            found += 1
+    return found >= least
+
+
 def line_led(pattern: re.Pattern[str]) -> str:
     """The source of a line-anchored ``pattern`` (MULTILINE, "^" first, unable to
     match across a line break) with its "^" made a literal line break, for

@@ -15,6 +15,7 @@ from mishkan_core.ingest_lint._shape import (
     block_sample,
     count_lines,
     line_led,
+    lines_reach,
     matching_lines,
     sample_reaches,
 )
@@ -104,7 +105,7 @@ def _pairs(block: Block) -> Measure | None:
     if _PAIRS.search("\n" + "\n".join(block.lines[:10])) is None:
         return None
     picked = block_sample(block)
-    if sum(1 for line in picked if _PAIR.match(line)) < 0.6 * len(picked):
+    if not lines_reach(picked, _PAIR.match, 0.6 * len(picked)):
         return None
     return Measure(*count_lines(block, _PAIRS), "without arrows")
 
