@@ -13,15 +13,23 @@ _FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")  # matched against one line
 _MARKERS = (("`", re.compile("```")), ("~", re.compile("~~~")))
 
 
-def build(path: str, lines: list[str], body_start: int) -> Document:
+def build(path: str, lines: list[str], body_start: int, text: str | None = None) -> Document:
     """Build a ``Document``; ``body_start`` is the 0-based index of the first body line.
 
     Fences are found by searching the joined body for their markers, not line by
     line (nor by a pattern tried at every line start), and each block's text is a
-    slice of that body, so segmenting costs a few C scans.
+    slice of that body, so segmenting costs a few C scans. ``text``, when given, is
+    what ``lines`` were split from (no carriage return in it): the body is then a
+    slice of it, not a join of its lines.
     """
     blocks: list[Block] = []
-    body = "\n".join(lines[body_start:])
+    if text is None:
+        body = "\n".join(lines[body_start:])
+    else:
+        # the lines before the body, each with its line break; the text's last line
+        # break (split_lines drops the empty line after it) is not the body's
+        offset = sum(map(len, lines[:body_start])) + body_start
+        body = text[offset : len(text) - text.endswith("\n")]
     # (line index, offset of the line in body, fence run, rest of line)
     fences: list[tuple[int, int, str, str]] = []
     # the start of every line that holds a marker; one character is found at memchr

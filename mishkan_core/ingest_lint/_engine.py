@@ -89,7 +89,8 @@ def lint_text(
         result.findings.append(Finding(path, rule, line, line, message))
     if fm.present and fm.end_line == 0:
         return result  # unterminated front matter: the body cannot be told apart
-    doc = build(path, lines, fm.end_line)
+    # split_lines turned any carriage return into a line break: then the body is joined
+    doc = build(path, lines, fm.end_line, None if "\r" in text else text)
     suppressions = fm.suppressions
     for detector in detectors():
         code = detector.rule.code

@@ -9,6 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from mishkan_core.ingest_lint._document import build
+from mishkan_core.ingest_lint._reader import split_lines
 
 _FENCE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")
 
@@ -57,3 +58,18 @@ def test_fences_are_found_as_reading_line_by_line_finds_them(lines: list[str], s
     doc = build("p.md", lines, start)
     found = [(b.start - 1, b.start - 1 + len(b.lines), b.fenced, b.info) for b in doc.blocks]
     assert found == _blocks_line_by_line(lines, start)
+
+
+@given(st.lists(_LINES, max_size=16), st.integers(min_value=0, max_value=3), st.booleans())
+def test_a_body_sliced_from_the_text_is_the_body_joined_from_its_lines(
+    lines: list[str], start: int, trailing_break: bool
+) -> None:
+    # the engine hands build the text the lines were split from (no carriage return)
+    text = "\n".join(lines) + ("\n" if trailing_break else "")
+    split = split_lines(text)
+    start = min(start, len(split))
+    joined = build("p.md", split, start)
+    sliced = build("p.md", split, start, text)
+    assert [(b.start, b.lines, b.text, b.fenced, b.info, b.closed) for b in sliced.blocks] == [
+        (b.start, b.lines, b.text, b.fenced, b.info, b.closed) for b in joined.blocks
+    ]

@@ -90,11 +90,13 @@ def constructor_tree(text: str) -> tuple[int, int] | None:
 
 def _measure(block: Block) -> Measure | None:
     text = block.text
-    # each "|-" or "`-" holds a "-": the two-character counts (scans of their own) come
-    # last, after the sample
+    # each "|-" or "`-" holds a "-"; a markdown table has "|" and "-" enough, so the
+    # two-character counts are bounded in the punctuation before the sample is read,
+    # and counted (scans of their own) after it
     clang = (
         block.count("|") + block.count("`") >= 10
         and block.count("-") >= 10
+        and block.at_most("|-") + block.at_most("`-") >= 10
         and sample_reaches(block, _CLANG_LINE.match, 0.4)
         and block.count("|-") + block.count("`-") >= 10
     )

@@ -15,6 +15,7 @@ from mishkan_core.ingest_lint._shape import (
     block_sample,
     count_lines,
     line_led,
+    lines_reach,
     matching_lines,
     sample_reaches,
 )
@@ -104,7 +105,7 @@ def _pairs(block: Block) -> Measure | None:
     if _PAIRS.search("\n" + "\n".join(block.lines[:10])) is None:
         return None
     picked = block_sample(block)
-    if sum(1 for line in picked if _PAIR.match(line)) < 0.6 * len(picked):
+    if not lines_reach(picked, _PAIR.match, 0.6 * len(picked)):
         return None
     return Measure(*count_lines(block, _PAIRS), "without arrows")
 
@@ -115,8 +116,14 @@ def _measure(block: Block) -> Measure | None:
         and "\u2192" not in block.text
     ):
         return _pairs(block)
-    arrows = block.count("->") + block.count("=>") + block.count("<-") + block.count("\u2192")
-    if arrows < max(3, 0.2 * block.nonblank):
+    least = max(3, 0.2 * block.nonblank)
+    # HTML and comparisons have "<" and ">" enough: the arrows are bounded in the
+    # punctuation first, and counted (a scan of the text each) only when they may suffice
+    arrow = block.count("\u2192")
+    if block.at_most("->") + block.at_most("=>") + block.at_most("<-") + arrow < least:
+        return None
+    arrows = block.count("->") + block.count("=>") + block.count("<-") + arrow
+    if arrows < least:
         return None
     if not sample_reaches(block, edge_line, 0.2):
         return None

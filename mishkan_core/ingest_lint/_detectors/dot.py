@@ -28,7 +28,11 @@ _NODES = re.compile(line_led(_NODE), _NODE.flags)
 def _measure(block: Block) -> Measure | None:
     if not block.count("{"):
         return None  # a DOT graph opens with "digraph ... {" (_HEADER)
-    if block.count(">") < 10 and (block.count("-") < 20 or block.count(" -- ") < 10):
+    # an undirected graph's edges are " -- ": prose has dashes enough, so they are bounded
+    # in the punctuation before the text is scanned for them
+    if block.count(">") < 10 and (
+        block.count("-") < 20 or block.at_most(" -- ") < 10 or block.count(" -- ") < 10
+    ):
         return None
     text = block.text
     if "graph" not in text and "Graph" not in text and "GRAPH" not in text:

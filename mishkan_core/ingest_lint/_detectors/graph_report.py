@@ -25,7 +25,9 @@ _RANKING = re.compile(
     rf"(?:{_COUNT_NOUNS})\b",
     re.IGNORECASE,
 )
-_DIGIT = re.compile(r"\d")
+# what every ranking holds, "12 edges": searched for before the ranking itself, whose
+# lazy item is tried at every length up to 100 characters on a bullet that has none
+_COUNTED = re.compile(rf"\d\s+(?:{_COUNT_NOUNS})\b", re.IGNORECASE)
 _PLAIN_SYMBOL = re.compile(r"[A-Z][A-Za-z0-9]+|[\w.]+\(\)")
 MIN_RANKINGS = 8
 RANKING_SHARE = 0.4
@@ -49,7 +51,7 @@ def report_line(line: str) -> bool:
     ranked = bullet or head.isdecimal()
     match = (
         _RANKING.match(line)
-        if ranked and len(line) < 240 and _DIGIT.search(line) is not None
+        if ranked and len(line) < 240 and _COUNTED.search(line) is not None
         else None
     )
     if match:

@@ -16,6 +16,7 @@ from mishkan_core.ingest_lint._shape import (
     block_sample,
     count_lines,
     line_led,
+    lines_reach,
     sample_text,
 )
 from mishkan_core.ingest_lint._structure import load_data
@@ -245,7 +246,7 @@ def _measure_lists(block: Block) -> Measure | None:
     else:
         return None
     picked = block_sample(block)
-    if sum(1 for line in picked if list_line(line)) < 0.4 * len(picked):
+    if not lines_reach(picked, list_line, 0.4 * len(picked)):
         return None
     found = [i for i, line in enumerate(block.lines) if line.strip() and list_line(line)]
     return Measure(len(found), found, "one line per module")

@@ -46,7 +46,11 @@ def _measure(block: Block) -> Measure | None:
     # their own, needed by a tree the sample found or by the one-line form (which
     # takes 15 fields, so 15 ":", and 40 "(")
     tree = sample_reaches(block, _TREE_LINE.match, 0.3)
-    one_line = block.count(":") >= 15 and block.count("(") >= 40
+    # the one-line form asks for 15 fields: without a tree, a bound of the ": (" under
+    # 15 answers it without a scan of the text
+    one_line = (
+        block.count(":") >= 15 and block.count("(") >= 40 and (tree or block.at_most(": (") >= 15)
+    )
     fields = block.count(": (") if (tree or one_line) and block.count(":") >= 3 else 0
     if tree and fields < 3:
         positions = block.count("] - [") if block.count("[") >= 6 else 0
