@@ -256,12 +256,12 @@ class Extract:
     graphify: str | None
     graph_path: str  # graph.json the hook will read after the re-extract
     out_dir: str  # GRAPHIFY_OUT for graphify ("graphify-out": none), project-relative
-    candidates: list[str]
     seconds: float | None = None
     summary: str | None = None  # graphify's counts: "19 nodes, 27 edges, 4 communities"
     built_at: str | None = None
     head: str | None = None
     problem: str | None = None
+    others: list[str] = field(default_factory=list)  # other graphs present, newest first
 
     def command(self) -> str:
         """What a human types in the project root to run it."""
@@ -276,8 +276,7 @@ def plan_extract(
     project = Path(root)
     out_dir = graph_refresh.out_dir_for(project, environ, layout)
     target = str(graph_refresh.graph_path_for(project, out_dir, layout))
-    candidates = [str(p) for p in graph_refresh.graph_candidates(environ, project)]
-    extract = Extract(graphify, target, out_dir, candidates)
+    extract = Extract(graphify, target, out_dir)
     pinned = environ.get("MISHKAN_GRAPHIFY_GRAPH")
     if pinned and os.path.basename(pinned) != "graph.json":
         extract.problem = (
@@ -285,6 +284,21 @@ def plan_extract(
             f"<dir>/graph.json: point it at a graph.json"
         )
     return extract
+
+
+def _other_graphs(graph_path: str, project: str, environ: Mapping[str, str]) -> list[str]:
+    """The graphs besides ``graph_path`` the hook could pick, newest first.
+    graph_refresh counts two names of one file (``graphify-out -> .graphify``)
+    as one graph, so ``graph_path`` is left out by identity, not by name."""
+
+    def same(path: Path) -> bool:
+        try:
+            return os.path.samefile(path, graph_path)
+        except OSError:
+            return False
+
+    found = graph_refresh.existing_graphs(environ, Path(project))
+    return [str(path) for path, _ in found if not same(path)]
 
 
 def find_graphify(explicit: str | None, environ: Mapping[str, str]) -> str | None:
@@ -522,11 +536,10 @@ def render_artifact(close: Close) -> str:
         )
     lines.append(f"- Re-extract: {_extract_sentence(ex, close.extract_mode, close.project)}")
     lines.append(f"- Refresh trigger (graphify's post-commit hook): {close.refresh_hook}.")
-    others = [c for c in ex.candidates if c != ex.graph_path and os.path.isfile(c)]
-    if others:
+    if ex.others:
         lines.append(
             "- Other graphs present: "
-            + ", ".join(f"`{_rel(c, close.project)}`" for c in others)
+            + ", ".join(f"`{_rel(c, close.project)}`" for c in ex.others)
             + "; the hook reads only one of them."
         )
     lines += ["", "## Conformance", ""]
@@ -711,6 +724,7 @@ def close_sprint(
         run_extract(extract, project, environ)
     if extract.problem is not None:
         raise Unusable(extract.problem)
+    extract.others = _other_graphs(extract.graph_path, project, environ)
     refresh = graph_refresh.trigger_status(Path(project))
     rec = recommend(report)
 

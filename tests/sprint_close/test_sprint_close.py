@@ -378,3 +378,27 @@ def test_the_previous_report_is_never_read_through_a_link(tmp_path: Path) -> Non
     (reports / "old.md").symlink_to(elsewhere)
     os.mkfifo(reports / "fifo.md")
     assert sprint_close.previous_until(reports) is None
+
+
+def test_other_graphs_are_listed_but_the_link_is_one_graph(tmp_path: Path) -> None:
+    """graphify-out -> .graphify names the graph the hook reads twice: not an
+    other graph. Two real graphs are: the one not re-extracted is listed."""
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    (project / ".graphify").mkdir()
+    (project / ".graphify" / "graph.json").write_text("{}")
+    (project / "graphify-out").symlink_to(".graphify")
+    code, _, err = _close(_env(tmp_path), "--project", str(project), "--extract", "print")
+    assert code == 0, err
+    text = next((project / "docs" / "sprint-close").glob("*.md")).read_text()
+    assert "Other graphs present" not in text
+
+    (project / "graphify-out").unlink()
+    (project / "graphify-out").mkdir()
+    (project / "graphify-out" / "graph.json").write_text("{}")
+    code, _, err = _close(
+        _env(tmp_path), "--project", str(project), "--extract", "print", "--sprint", "again"
+    )
+    assert code == 0, err
+    text = (project / "docs" / "sprint-close" / "again.md").read_text()
+    assert "- Other graphs present: `.graphify/graph.json`; the hook reads only one" in text
