@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import json_text
+from mishkan_core import json_text, safe_files
 
 HOOK_MODULE = "graphify_nudge"
 HOOK_FILE = "graphify_nudge.py"
@@ -263,9 +263,8 @@ def is_shim(path: str) -> bool:
     rather than an interpreter binary (~50 ms per call, version per directory)."""
     if "shims" in Path(path).parts:
         return True
-    try:
-        with open(path, "rb") as handle:
-            return handle.read(2) == b"#!"
+    try:  # any settings scope names the path: a FIFO there must not block
+        return safe_files.read_head(path, 2) == b"#!"
     except OSError:
         return False
 

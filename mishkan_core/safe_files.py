@@ -89,6 +89,24 @@ def read_regular(path: Path | str, limit: int = MAX_READ) -> bytes | None:
         os.close(fd)
 
 
+def read_head(path: Path | str, size: int) -> bytes:
+    """The first ``size`` bytes of a regular file (fewer if it is shorter).
+
+    Raises :class:`UnsafeFile` for a FIFO, device, directory or socket, without
+    blocking on it; other ``OSError``s (a missing file) propagate."""
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except IsADirectoryError:
+        raise UnsafeFile(f"{path}: a directory, not a regular file; refusing to read it") from None
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise UnsafeFile(f"{path}: {kind_of(mode)}, not a regular file; refusing to read it")
+        return os.read(fd, size)
+    finally:
+        os.close(fd)
+
+
 def open_named(path: Path | str) -> int:
     """A descriptor for the directory the user named (``--project``, a
     telemetry directory): a link to one is the user's choice and is followed.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -206,3 +207,20 @@ def test_python_version_of(tmp_path: Path) -> None:
     plain.write_bytes(b"\x7fELF")
     (tmp_path / "venv" / "lib" / "python3.10").mkdir(parents=True)
     assert hc.python_version_of(str(plain)) == (3, 10)
+
+
+@pytest.mark.parametrize("kind", ["script", "binary", "fifo", "device", "directory", "missing"])
+def test_a_shim_is_a_script_and_only_a_regular_file_is_read(kind: str, tmp_path: Path) -> None:
+    path = tmp_path / "python3"
+    if kind == "script":
+        path.write_bytes(b'#!/usr/bin/env bash\nexec pyenv exec "$@"\n')
+    elif kind == "binary":
+        path.write_bytes(b"\x7fELF\x02\x01\x01")
+    elif kind == "fifo":
+        os.mkfifo(path)  # a plain open() would block here
+    elif kind == "device":
+        path = Path("/dev/zero")
+    elif kind == "directory":
+        path.mkdir()
+    assert hc.is_shim(str(path)) is (kind == "script")
+    assert hc.is_shim(str(tmp_path / "shims" / "python3"))  # by its directory, unread

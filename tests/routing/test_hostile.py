@@ -160,3 +160,34 @@ def test_a_fifo_in_the_harness_is_reported_not_read(
     assert code == 1, err
     assert any("hiram.md" in line and "FIFO" in line for line in lines), lines
     assert any("post-merge hook(s) are missing" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("kind", ["fifo", "device", "directory", "missing"])
+def test_a_registered_interpreter_that_is_not_a_file_never_blocks(
+    kind: str, tmp_path: Path
+) -> None:
+    """The shim test reads the first bytes of the interpreter a settings
+    scope names: a FIFO there must not hang the gate (it did: open() blocked),
+    and nothing that is not a regular file is a shim."""
+    target = tmp_path / "python3"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "device":
+        target = Path("/dev/zero")
+    elif kind == "directory":
+        target.mkdir()
+    hook = "'import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()'"
+    command = f'{target} -I -S -c {hook} "$CLAUDE_PROJECT_DIR/hooks"'
+    settings = tmp_path / "settings.json"
+    entry = [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
+    settings.write_text(json.dumps({"hooks": {"PreToolUse": entry}}))
+    done = subprocess.run(
+        [sys.executable, "-m", "mishkan_core", "routing", "check", "--settings", str(settings)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    assert "Traceback" not in done.stderr
+    assert "shim" not in done.stdout
