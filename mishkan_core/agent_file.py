@@ -64,6 +64,13 @@ def name_of(text: str) -> str | None:
     return None
 
 
+def agent_type_of(stem: str, text: str) -> str:
+    """The agent a file defines, as the CLI names it: its frontmatter ``name:``,
+    else its file name without ``.md``. Install and ``routing check`` both use
+    this, so they always mean the same file by one agent."""
+    return name_of(text) or stem
+
+
 # ---------------------------------------------------------------------------
 # A block-YAML subset reader
 

@@ -375,13 +375,14 @@ def scope_agents() -> tuple[str, ...]:
 
 
 def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, str]:
-    """agent name -> file name in .claude/agents, by file name or frontmatter
-    name. A link, FIFO or device where an agent file should be is never read;
-    it lands in ``unsafe`` (agent -> why)."""
+    """agent name -> file name in .claude/agents, the agent being the one the
+    CLI sees (:func:`agent_file.agent_type_of`). A link, FIFO or device where
+    an agent file should be is never read; it lands in ``unsafe`` (agent -> why)."""
     agents = plan.root.find((".claude", "agents"))
     if agents is None:
         return {}
     found: dict[str, str] = {}
+    in_scope = scope_agents()
     with agents:
         for name in agents.names():
             if not name.endswith(".md"):
@@ -389,13 +390,13 @@ def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, 
             try:
                 data = agents.read(name, limit=1024 * 1024)
             except UnsafeFile as exc:
-                if unsafe is not None and name[:-3].lower() in scope_agents():
+                if unsafe is not None and name[:-3].lower() in in_scope:
                     unsafe[name[:-3].lower()] = str(exc)
                 continue
-            declared = agent_file.name_of((data or b"").decode("utf-8", "replace"))
-            for key in {name[:-3].lower(), (declared or "").lower()}:
-                if key in scope_agents():
-                    found.setdefault(key, name)
+            text = (data or b"").decode("utf-8", "replace")
+            agent = agent_file.agent_type_of(name[:-3], text).lower()
+            if agent in in_scope:
+                found.setdefault(agent, name)
     return found
 
 

@@ -94,11 +94,8 @@ def _read_agent(path: Path, agent_type: str, source: str) -> Agent:
         agent.error = str(exc).split(": ", 1)[-1] if not exc.strerror else exc.strerror
         return agent
     text = (data or b"").decode("utf-8", "replace")
-    declared = agent_file.name_of(text)
-    if declared and ":" not in agent_type:
-        agent.agent_type = declared
-    elif declared:
-        agent.agent_type = agent_type.rpartition(":")[0] + ":" + declared
+    namespace, colon, stem = agent_type.rpartition(":")
+    agent.agent_type = namespace + colon + agent_file.agent_type_of(stem, text)
     try:
         agent.hooks = agent_file.read_hooks(text)
     except agent_file.FrontmatterError as exc:

@@ -629,6 +629,25 @@ def test_scope_agents_finds_a_file_by_its_frontmatter_name(
     assert "graphify_nudge" in (agents / "reviewer.md").read_text()
 
 
+def test_scope_agents_means_the_file_the_cli_and_routing_check_mean(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """zadok.md that declares `name: helper` is helper's file, not zadok's: the
+    CLI launches zadok from the file that declares `name: zadok`. Install used
+    to write into zadok.md, and routing check then asked for the install again."""
+    _agents(project)
+    agents = project / ".claude" / "agents"
+    (agents / "zadok.md").write_bytes(b"---\nname: helper\n---\n")
+    (agents / "zz.md").write_bytes(b"---\nname: zadok\n---\n")
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    assert (agents / "zadok.md").read_bytes() == b"---\nname: helper\n---\n"
+    assert "graphify_nudge" in (agents / "zz.md").read_text()
+    _code, out, err = run_cli(
+        "mishkan_core.routing.cli", ["check", "--project", str(project)], capsys
+    )
+    assert "zadok" not in out + err, out + err
+
+
 # ---------------------------------------------------------------------------
 # .gitignore (D-008: the graph's artifacts are not committed)
 
