@@ -362,6 +362,19 @@ def _our_lines(text: str) -> list[int]:
     return found
 
 
+def registers_nudge(text: str) -> bool:
+    """The frontmatter's ``hooks:`` register the nudge: lines install wrote, or
+    an entry written by hand. The body naming the hook (prose, an example)
+    does not count, nor does an unreadable frontmatter without our lines."""
+    if _our_lines(text):
+        return True
+    try:
+        hooks = read_hooks(text)
+    except FrontmatterError:
+        return False
+    return bool(hook_chain.ours(hooks))
+
+
 def uninstall(text: str) -> str:
     """``text`` without the lines install added; event keys and a ``hooks:``
     key left with nothing under them go too."""

@@ -514,7 +514,7 @@ def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
         try:
             hooks = agent_file.read_hooks(data.decode("utf-8"))
         except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
-            if scope == "agents" or hook_chain.is_ours(data.decode("utf-8", "replace")):
+            if scope == "agents" or agent_file.registers_nudge(data.decode("utf-8", "replace")):
                 raise InstallError(f".claude/agents/{name}: {exc}") from None
             hooks = None
         found[agent] = (name, data, hooks)
@@ -949,7 +949,7 @@ def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> li
     for agent, name in sorted(_agent_files(plan).items()):
         label = f".claude/agents/{name}"
         data = plan.read(plan.root, (".claude", "agents"), name)
-        if data is None or not hook_chain.is_ours(data.decode("utf-8", "replace")):
+        if data is None or not agent_file.registers_nudge(data.decode("utf-8", "replace")):
             continue
         record = records.get(label)
         if record is not None and record.get("after") == _sha(data):
@@ -959,7 +959,7 @@ def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> li
                 restored = agent_file.uninstall(data.decode("utf-8")).encode("utf-8")
             except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
                 raise InstallError(f"{label}: {exc}") from None
-            if hook_chain.is_ours(restored.decode("utf-8")):
+            if agent_file.registers_nudge(restored.decode("utf-8")):
                 notes.append(f"{label}: a graphify-nudge hook install did not write stays")
         changes.append(
             FileChange(

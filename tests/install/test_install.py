@@ -648,6 +648,43 @@ def test_scope_agents_means_the_file_the_cli_and_routing_check_mean(
     assert "zadok" not in out + err, out + err
 
 
+def test_an_agent_body_that_names_the_hook_is_not_a_registration(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Prose about graphify_nudge.py in an agent's body is not our hook: with
+    --scope project an unreadable frontmatter there is left alone (install
+    failed on it), and uninstall says nothing about a hook that is not there."""
+    _agents(project)
+    agents = project / ".claude" / "agents"
+    odd = (
+        b"---\nname: zadok\nhooks: {Stop: []}\n---\nSee payload/mishkan/hooks/graphify_nudge.py.\n"
+    )
+    (agents / "zadok.md").write_bytes(odd)
+    assert _run(project, capsys)[0] == 0
+    assert (agents / "zadok.md").read_bytes() == odd
+    code, out, err = _run(project, capsys, "--uninstall")
+    assert code == 0, err
+    assert "did not write stays" not in out + err
+
+
+def test_uninstall_names_a_hand_written_nudge_in_an_agent(
+    project: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _agents(project)
+    assert _run(project, capsys, "--scope", "agents")[0] == 0
+    zadok = project / ".claude" / "agents" / "zadok.md"
+    text = zadok.read_text()
+    hand = (
+        "  Stop:\n    - hooks:\n        - type: command\n"
+        "          command: python3 payload/mishkan/hooks/graphify_nudge.py\n"
+    )
+    zadok.write_text(text.replace("hooks:\n", "hooks:\n" + hand, 1))
+    code, out, err = _run(project, capsys, "--uninstall")
+    assert code == 0, err
+    assert ".claude/agents/zadok.md: a graphify-nudge hook install did not write stays" in out + err
+    assert "graphify_nudge.py" in zadok.read_text() and "--mode=" not in zadok.read_text()
+
+
 # ---------------------------------------------------------------------------
 # .gitignore (D-008: the graph's artifacts are not committed)
 
