@@ -118,13 +118,13 @@ def _has_block(path: Path, markers: tuple[str, str]) -> bool:
 def git_hooks(project: Path) -> GitHooks:
     """Ask git where its hooks are (it alone resolves ``core.hooksPath``,
     includes, worktrees and a ``.git`` file), then read graphify's markers."""
-    if _git(project, "rev-parse", "--git-dir") is None:
+    git_dir = _git(project, "rev-parse", "--git-dir")
+    if git_dir is None:
         return GitHooks(None, None, problem="not a git repository, or git is not on PATH")
     raw = _git(project, "rev-parse", "--git-path", "hooks")
     if raw is None:
         return GitHooks(None, None, problem="git cannot resolve the hooks directory")
     effective = _absolute(project, raw)
-    git_dir = _git(project, "rev-parse", "--git-dir")
     common = _git(project, "rev-parse", "--git-common-dir")
     builtin = _absolute(project, common) / "hooks" if common else None
     linked = bool(git_dir and common and _absolute(project, git_dir) != _absolute(project, common))

@@ -220,9 +220,6 @@ class Command:
     isolated: bool  # -I and -S both given
 
 
-_PYTHON_NAME = re.compile(r"^python[0-9.]*$")
-
-
 def parse_command(text: str) -> Command:
     """Raises ``ValueError`` when the text does not split as shell words."""
     words = shlex.split(text)
@@ -428,12 +425,18 @@ def install_doc(doc: dict[str, Any], command: str, events: tuple[str, ...]) -> d
     new["hooks"] = install_hooks(hooks if isinstance(hooks, dict) else {}, command, events)
     if not new["hooks"] and "hooks" not in doc:
         del new["hooks"]
-    env = new.get("env")
+    _drop_pinned_mode(new)
+    return new
+
+
+def _drop_pinned_mode(doc: dict[str, Any]) -> None:
+    """Take ``MISHKAN_GRAPHIFY_NUDGE`` out of ``env``; an ``env`` it leaves
+    empty goes too (an earlier install's pin, never the user's other keys)."""
+    env = doc.get("env")
     if isinstance(env, dict) and ENV_KEY in env:
         del env[ENV_KEY]
         if not env:
-            del new["env"]
-    return new
+            del doc["env"]
 
 
 def uninstall_doc(doc: dict[str, Any], original: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -447,13 +450,10 @@ def uninstall_doc(doc: dict[str, Any], original: dict[str, Any] | None = None) -
         if not new["hooks"] and hooks:
             del new["hooks"]
     before = original.get("env") if isinstance(original, dict) else None
-    env = new.get("env")
     if isinstance(before, dict) and ENV_KEY in before:
         new.setdefault("env", {})[ENV_KEY] = before[ENV_KEY]
-    elif isinstance(env, dict) and ENV_KEY in env and original is not None:
-        del env[ENV_KEY]
-        if not env:
-            del new["env"]
+    elif original is not None:
+        _drop_pinned_mode(new)
     return new
 
 
@@ -546,11 +546,9 @@ def read_scope(name: str, path: Path) -> Scope:
     """One scope; a missing file is an empty scope, an unusable one carries
     ``error``. An unreadable managed file (root-owned, mode 600) is skipped:
     managed settings are read "where readable"."""
-    from mishkan_core.safe_files import read_regular
-
     scope = Scope(name, path)
     try:
-        data = read_regular(path)
+        data = safe_files.read_regular(path)
     except PermissionError:
         if name != "managed":
             scope.error = f"{path}: permission denied"

@@ -178,8 +178,6 @@ def _harness(args: argparse.Namespace) -> Harness | None:
     for scope in harness.scopes:
         if scope.error is not None:
             raise MatrixError(scope.error)
-        if scope.doc is not None and not isinstance(scope.doc, dict):
-            raise MatrixError(f"{scope.path}: settings is not a JSON object")
     return harness
 
 
