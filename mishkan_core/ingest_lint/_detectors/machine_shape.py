@@ -239,7 +239,7 @@ def measure(doc: Document) -> Shape:
                 most += STAMPED * width(text)
             else:
                 most += width(text)
-        if most < MIN_SHARE * (most + prose):
+        if _out_of_reach(most, prose):
             return Shape()
     # The prose is all known now: a fence holds machine lines and neutral ones, never
     # prose. Its most is narrowed to the width of its lines, then replaced, the
