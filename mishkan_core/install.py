@@ -374,14 +374,15 @@ def scope_agents() -> tuple[str, ...]:
     return tuple(sorted(graphify_nudge.SCOPE_AGENTS))
 
 
-def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, str]:
-    """agent name -> file name in .claude/agents, the agent being the one the
-    CLI sees (:func:`agent_file.agent_type_of`). A link, FIFO or device where
-    an agent file should be is never read; it lands in ``unsafe`` (agent -> why)."""
+def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, tuple[str, bytes]]:
+    """agent name -> (file name in .claude/agents, its bytes), the agent being
+    the one the CLI sees (:func:`agent_file.agent_type_of`); each file is read
+    once. A link, FIFO or device where an agent file should be is never read;
+    it lands in ``unsafe`` (agent -> why)."""
     agents = plan.root.find((".claude", "agents"))
     if agents is None:
         return {}
-    found: dict[str, str] = {}
+    found: dict[str, tuple[str, bytes]] = {}
     in_scope = scope_agents()
     with agents:
         for name in agents.names():
@@ -393,10 +394,11 @@ def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, 
                 if unsafe is not None and name[:-3].lower() in in_scope:
                     unsafe[name[:-3].lower()] = str(exc)
                 continue
-            text = (data or b"").decode("utf-8", "replace")
-            agent = agent_file.agent_type_of(name[:-3], text).lower()
+            if data is None:  # gone since the listing
+                continue
+            agent = agent_file.agent_type_of(name[:-3], data.decode("utf-8", "replace")).lower()
             if agent in in_scope:
-                found.setdefault(agent, name)
+                found.setdefault(agent, (name, data))
     return found
 
 
@@ -507,10 +509,7 @@ def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
     that have a file; with ``--scope agents`` all five must have one."""
     unsafe: dict[str, str] = {}
     found: dict[str, tuple[str, bytes, Any]] = {}
-    for agent, name in sorted(_agent_files(plan, unsafe).items()):
-        data = plan.read(plan.root, (".claude", "agents"), name)
-        if data is None:
-            continue
+    for agent, (name, data) in sorted(_agent_files(plan, unsafe).items()):
         try:
             hooks = agent_file.read_hooks(data.decode("utf-8"))
         except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
@@ -946,10 +945,9 @@ def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> li
     """Agent files back to their recorded bytes when untouched since install,
     else with our lines taken out."""
     changes = []
-    for agent, name in sorted(_agent_files(plan).items()):
+    for agent, (name, data) in sorted(_agent_files(plan).items()):
         label = f".claude/agents/{name}"
-        data = plan.read(plan.root, (".claude", "agents"), name)
-        if data is None or not agent_file.registers_nudge(data.decode("utf-8", "replace")):
+        if not agent_file.registers_nudge(data.decode("utf-8", "replace")):
             continue
         record = records.get(label)
         if record is not None and record.get("after") == _sha(data):
