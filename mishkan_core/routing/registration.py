@@ -423,7 +423,9 @@ def _compiled_for(
 ) -> Iterator[Violation]:
     if command.hooks_dir is None:
         return
-    cache = Path(hc.expand(command.hooks_dir, harness.project)) / "__pycache__"
+    # relative to the project, as the hook's shell runs it (absolute stays absolute)
+    hooks = harness.project / hc.expand(command.hooks_dir, harness.project)
+    cache = hooks / "__pycache__"
     try:
         tags = sorted(
             p.name.split(".")[1]
@@ -433,10 +435,7 @@ def _compiled_for(
     except OSError:
         tags = []
     version = hc.python_version_of(program)
-    if (
-        version is None
-        or not (Path(hc.expand(command.hooks_dir, harness.project)) / hc.HOOK_FILE).exists()
-    ):
+    if version is None or not (hooks / hc.HOOK_FILE).exists():
         return
     wanted = f"cpython-{version[0]}{version[1]}"
     if wanted not in tags:

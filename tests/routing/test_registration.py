@@ -158,3 +158,28 @@ def test_install_output_passes(
         assert run_cli("mishkan_core.install", argv, capsys)[0] == 0
         code, lines, err = _harness.check(world, capsys)
         assert (code, lines) == (0, []), err
+
+
+def test_a_relative_hooks_dir_is_read_under_the_project(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The hook's shell runs in the project: a relative hooks directory is
+    checked there, not in whatever directory `routing check` runs from."""
+    from tests.routing._cli import run_cli
+
+    project = tmp_path / "proj"
+    hooks = project / "payload" / "mishkan" / "hooks"
+    hooks.mkdir(parents=True)
+    (hooks / "graphify_nudge.py").write_text("")
+    hook = "'import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()'"
+    command = f"/opt/py/bin/python3.11 -I -S -c {hook} payload/mishkan/hooks --mode=advise"
+    entry = [{"matcher": "*", "hooks": [{"type": "command", "command": command}]}]
+    (project / ".claude").mkdir()
+    (project / ".claude" / "settings.json").write_text(json.dumps({"hooks": {"PreToolUse": entry}}))
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    _code, out, err = run_cli(
+        "mishkan_core.routing.cli", ["check", "--project", str(project)], capsys
+    )
+    assert "interpreter is Python 3.11 but install compiled nothing" in out + err, out + err
