@@ -689,7 +689,6 @@ class Store:
         self.root = root
         self.name = session_file_name(session_id)
         self.state: dict[str, object] = {}
-        self.state_saved = True  # nothing to save yet
         self._dirs: dict[str, int] = {}
         self._unavailable: set[str] = set()
         self._state_fd: Optional[int] = None
@@ -774,12 +773,10 @@ class Store:
             return
         directory = self.directory(STATE_DIR)
         if directory is None:
-            self.state_saved = False
             return
         try:
             fd = posix.open(f"{self.name}.json", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
         except OSError:
-            self.state_saved = False
             return
         self._state_fd = fd
         try:
@@ -800,11 +797,9 @@ class Store:
         self._dirty = False
         fd = self._state_fd
         if fd is None or not self._state_locked:
-            self.state_saved = False
             return False
         data = _dumps(self.state).encode("ascii")
-        self.state_saved = len(data) <= STATE_READ_LIMIT and _rewrite(fd, data)
-        return self.state_saved
+        return len(data) <= STATE_READ_LIMIT and _rewrite(fd, data)
 
     def remembered(self, key: str) -> "list[str]":
         value = self.state.get(key)
@@ -1468,9 +1463,6 @@ def graph_candidates(environ: "Environ", root: str) -> "list[str]":
     return candidates
 
 
-_graph_candidates = graph_candidates  # the name main had; kept for other branches
-
-
 def _graphify_default(settings: _Settings, root: str) -> str:
     """The graph `graphify explain` reads without `--graph`: `$GRAPHIFY_OUT`
     (graphify ignores blank, `.` and `..`-only values) or graphify-out."""
@@ -2058,14 +2050,12 @@ def _command(arg: str, graph: Graph) -> str:
     return command
 
 
-def _suggestion(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> str:
+def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> str:
     if hit is not None and hit.kind == "file":
         return _command(hit.arg, graph)
     if hit is not None and hit.sites:
         return _command(hit.sites[0][3], graph)
-    return _command(
-        (call.target if call.kind == "read" else call.symbol or call.target) or "", graph
-    )
+    return _command(target, graph)
 
 
 def _short(sha: "Optional[str]") -> str:
@@ -2087,7 +2077,8 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
     in single backticks and starts with `graphify ` (the first one is the
     suggestion), and definition sites are written `path:line`.
     """
-    subject = (call.target if call.kind == "read" else call.symbol or call.target) or ""
+    target = (call.target if call.kind == "read" else call.symbol or call.target) or ""
+    subject = target
     if call.qualifier and call.symbol:
         subject = f"{call.qualifier}.{call.symbol}"
     action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
@@ -2100,7 +2091,7 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
             "reading the source directly is correct for now. Building the graph is a stateful "
             "op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
         )
-    suggestion = _suggestion(call, graph, hit)
+    suggestion = _suggestion(target, graph, hit)
     if graph.stale_by == "file_newer":
         return _first_fit(
             f"{MARKER} {subject} changed after the code graph was built, so the graph may be "
@@ -2200,13 +2191,13 @@ def _base(hook: "dict[str, object]", settings: _Settings, event: str) -> "dict[s
 
 
 def _record_call(
-    turn: "_Turn", call: Call, judged: "Optional[tuple[Optional[_Index], Optional[Hit]]]",
-    decision: "Optional[str]", reason: "Optional[str]",
+    turn: "_Turn", call: Call, index: "Optional[_Index]", hit: "Optional[Hit]",
+    *, decision: "Optional[str]", reason: "Optional[str]",
 ) -> None:  # fmt: skip
-    """One `call` line (docs/telemetry.md). `judged` is (index, hit) for a trigger
-    that was judged against the graph, None for any other call."""
+    """One `call` line (docs/telemetry.md). `index` is set exactly for a trigger
+    that was judged against the graph (section 6 always gives one back)."""
     graph = turn.graph
-    index, hit = judged or (None, None)
+    judged = index is not None
     turn.record(
         "call",
         kind=call.kind,
@@ -2274,7 +2265,7 @@ class _Turn:
         agent_type = hook.get("agent_type")
         self.identity: dict[str, object] = {
             "agent_type": _cut(agent_type),
-            "agent_id": _cut(_str(hook.get("agent_id")) or str(agent_type)),  # see agent_id
+            "agent_id": _cut(self.agent_id),
             "tool": _cut(_str(hook.get("tool_name")) or ""),
             "tool_use_id": _cut(_str(hook.get("tool_use_id"))),
             "agent": agent_name(agent_type),
@@ -2362,11 +2353,12 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
         store.remember("files", files)
     agent = store.agent(turn.agent_id) if call.trigger else {}
     advised = agent.get("advised")
+    target_key = _memo(_advised_key(call)) if call.trigger else ""
     decision, reason = decide(  # 7
         call, graph=graph, settings=turn.settings, opt_out=opt_out, agent=agent,
         consulted=_consulted(call, store) if call.trigger else None,
         index_state=index.state if index is not None else None, hit=hit,
-        advised=isinstance(advised, list) and _memo(_advised_key(call)) in advised,
+        advised=isinstance(advised, list) and target_key in advised,
     )  # fmt: skip
     output = ""
     if decision == "nudge":
@@ -2374,12 +2366,12 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
         if text is None:
             decision, reason = "silent", "too_long"
         else:
-            _count_nudge(agent, graph, call)
+            _count_nudge(agent, graph, target_key)
             store.mark_dirty()
             output = _hook_output(text)
     if not store.save_state() and output:
         output, decision, reason = "", "silent", "unrecorded"  # never nudge what cannot count
-    _record_call(turn, call, (index, hit) if judged else None, decision, reason)  # 9
+    _record_call(turn, call, index, hit, decision=decision, reason=reason)  # 9
     return output
 
 
@@ -2397,7 +2389,7 @@ def _look_up(store: Store, graph: Graph, call: Call) -> "tuple[_Index, Optional[
         posix.close(index.fd)
 
 
-def _count_nudge(agent: "dict[str, object]", graph: Graph, call: Call) -> None:
+def _count_nudge(agent: "dict[str, object]", graph: Graph, target_key: str) -> None:
     """The nudge accounting: the cap, the once-per-state advisories, the target advised."""
     nudges = agent.get("nudges")
     agent["nudges"] = (nudges if isinstance(nudges, int) else 0) + 1
@@ -2407,7 +2399,7 @@ def _count_nudge(agent: "dict[str, object]", graph: Graph, call: Call) -> None:
         agent["shown"] = [*known[-4:], graph.state]
     advised = agent.get("advised")
     known = [a for a in advised if isinstance(a, str)] if isinstance(advised, list) else []
-    agent["advised"] = [*known, _memo(_advised_key(call))][-MAX_ADVISED:]
+    agent["advised"] = [*known, target_key][-MAX_ADVISED:]
 
 
 def _lookup_result(turn: _Turn, failed: bool) -> None:
