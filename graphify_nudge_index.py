@@ -270,6 +270,11 @@ _CODE_EXTENSIONS: "Final" = TRIGGER_EXTENSIONS | frozenset(
 )  # fmt: skip
 
 
+def _is_file_label(label: str, source: str) -> bool:
+    """The node graphify makes for a file itself: labelled with its name."""
+    return label == source.rsplit("/", 1)[-1] or source.endswith("/" + label)
+
+
 def _safe(text: str) -> bool:
     """Graph content is repository content: only plain printable text reaches an advisory."""
     return (
@@ -321,7 +326,7 @@ class _Resolver:
             if source:
                 self.files.add(source)
                 self._sources_by_tokens.setdefault(source_tokens, set()).add(source)
-                if label and (label == source.rsplit("/", 1)[-1] or source.endswith("/" + label)):
+                if label and _is_file_label(label, source):
                     self._file_node.setdefault(source, i)
 
     @staticmethod
@@ -383,7 +388,7 @@ class _Resolver:
                 continue
             if not (isinstance(location, str) and location[:1] == "L" and location[1:].isdigit()):
                 continue
-            if label == source.rsplit("/", 1)[-1] or source.endswith("/" + label):
+            if _is_file_label(label, source):
                 continue  # the file's own node
             name = label[1:] if label.startswith(".") else label
             name = name[:-2] if name.endswith("()") else name

@@ -30,11 +30,12 @@ def run(args: argparse.Namespace) -> int:
     import graphify_nudge_index
 
     project = args.project or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+    root = os.path.abspath(project)
     try:
-        outcome = graphify_nudge_index.build_graph_index(os.environ, os.path.abspath(project))
+        outcome = graphify_nudge_index.build_graph_index(os.environ, root)
     except (graphify_nudge_index.GraphIndexError, OSError) as exc:
         print(f"mishkan graph-index: {exc}", file=sys.stderr)
         return 2
-    graph = graphify_nudge.find_graph(os.environ, os.path.abspath(project))
+    graph = graphify_nudge.find_graph(os.environ, root)
     print(f"graph index {outcome}: {graph.display}")
     return 0
