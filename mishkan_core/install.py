@@ -904,8 +904,8 @@ def _print_refresh(plan: Plan, stream: TextIO, layout: graph_refresh.Layout) -> 
 def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], bool]:
     """The settings without our entries: the backup's bytes when nothing else
     changed since install (then True), else the entries edited out."""
-    old = plan.read(plan.root, (".claude",), "settings.json")
-    backup = plan.read(plan.root, (".claude",), BACKUP_NAME)
+    settings = _read_settings(plan)
+    old, doc, style, backup = settings.old, settings.doc, settings.style, settings.backup
     original: dict[str, Any] | None = None
     if backup is not None:
         try:
@@ -916,7 +916,6 @@ def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], b
     exact = False
     ours_before = False
     if old is not None:
-        doc, style = _parse_settings(old, SETTINGS_LABEL)
         ours_before = hook_chain.has_ours(doc)
         pristine = original if original is not None and not hook_chain.has_ours(original) else None
         new_doc = hook_chain.uninstall_doc(doc, pristine)
