@@ -220,11 +220,19 @@ class Command:
     isolated: bool  # -I and -S both given
 
 
-def parse_command(text: str) -> Command:
-    """Raises ``ValueError`` when the text does not split as shell words."""
+def command_words(text: str) -> list[str]:
+    """The command's shell words from its program on: leading ``NAME=value``
+    assignments and ``env`` dropped. Raises ``ValueError`` when the text does
+    not split as shell words."""
     words = shlex.split(text)
     while words and (_ASSIGNMENT.match(words[0]) or words[0] == "env"):
         words.pop(0)
+    return words
+
+
+def parse_command(text: str) -> Command:
+    """Raises ``ValueError`` when the text does not split as shell words."""
+    words = command_words(text)
     if not words:
         raise ValueError("empty command")
     program, rest = words[0], words[1:]

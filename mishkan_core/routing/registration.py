@@ -485,11 +485,7 @@ _INTERPRETER = re.compile(
 def command_files(command: str, project: Path) -> list[str]:
     """The files a hook command needs: its program (when given as a path) and
     its script. Raises ValueError when the command cannot be split."""
-    import shlex
-
-    words = [hc.expand(w, project) for w in shlex.split(command)]
-    while words and (re.match(r"^[A-Za-z_][A-Za-z0-9_]*=", words[0]) or words[0] == "env"):
-        words.pop(0)
+    words = [hc.expand(w, project) for w in hc.command_words(command)]
     if not words:
         return []
     program, rest = words[0], words[1:]
