@@ -494,8 +494,8 @@ def core(doc: dict[str, Any]) -> dict[str, Any]:
 #: (names not starting with ".", sorted), merged in that order
 MANAGED_DIR = Path("/etc/claude-code")
 #: the order the CLI merges scopes in: a later scope's ``env`` key wins, its
-#: hook groups are appended after the earlier ones'
-MERGE_ORDER = ("user", "project", "local", "managed")
+#: hook groups are appended after the earlier ones' ("flag": ``claude --settings``)
+MERGE_ORDER = ("user", "project", "local", "flag", "managed")
 
 
 @dataclass
@@ -582,13 +582,22 @@ def settings_scopes(project: Path, user_dir: Path, managed_dir: Path = MANAGED_D
     return [read_scope(name, path) for name, path in settings_paths(project, user_dir, managed_dir)]
 
 
+def in_merge_order(scopes: list[Scope]) -> list[Scope]:
+    """``scopes`` as Claude Code merges them, the winning scope last
+    (:data:`MERGE_ORDER`: ``claude --settings`` below managed, above the rest).
+    Any other named file (``routing check --settings FILE``) ranks as a flag."""
+    flag = MERGE_ORDER.index("flag")
+    return sorted(
+        scopes, key=lambda s: MERGE_ORDER.index(s.name) if s.name in MERGE_ORDER else flag
+    )
+
+
 def merged_env(scopes: list[Scope]) -> dict[str, tuple[Any, Scope]]:
     """The ``env`` Claude Code ends up with, and which scope set each key.
     Settings ``env`` is applied over the process environment, so a key set in
     any scope overrides what the user exported."""
-    order = {name: i for i, name in enumerate(MERGE_ORDER)}
     merged: dict[str, tuple[Any, Scope]] = {}
-    for scope in sorted(scopes, key=lambda s: order.get(s.name, len(order))):
+    for scope in in_merge_order(scopes):
         for key, value in scope.env().items():
             merged[key] = (value, scope)
     return merged

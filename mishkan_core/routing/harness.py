@@ -77,9 +77,8 @@ class Harness:
 
     def enabled_plugins(self) -> dict[str, bool]:
         """``enabledPlugins`` merged across scopes (a later scope's key wins)."""
-        order = {name: i for i, name in enumerate(hook_chain.MERGE_ORDER)}
         merged: dict[str, bool] = {}
-        for scope in sorted(self.scopes, key=lambda s: order.get(s.name, 2.5)):
+        for scope in hook_chain.in_merge_order(self.scopes):
             value = scope.doc.get("enabledPlugins") if isinstance(scope.doc, dict) else None
             if isinstance(value, dict):
                 merged.update({k: v is True for k, v in value.items() if isinstance(k, str)})

@@ -456,10 +456,7 @@ def _chain_order(harness: Harness) -> Iterator[Violation]:
     """D-009 Integration: security -> model-route -> graphify-nudge, over the
     PreToolUse groups in the order Claude Code merges the scopes."""
     order: list[tuple[str, str]] = []
-    for scope in sorted(
-        harness.scopes,
-        key=lambda s: hc.MERGE_ORDER.index(s.name) if s.name in hc.MERGE_ORDER else 2.5,
-    ):
+    for scope in hc.in_merge_order(harness.scopes):
         for handler in hc.handlers(scope.hooks(), ("PreToolUse",)):
             role = handler.role
             if role in hc.CHAIN and role not in (r for r, _ in order):

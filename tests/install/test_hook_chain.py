@@ -224,3 +224,21 @@ def test_a_shim_is_a_script_and_only_a_regular_file_is_read(kind: str, tmp_path:
         path.mkdir()
     assert hc.is_shim(str(path)) is (kind == "script")
     assert hc.is_shim(str(tmp_path / "shims" / "python3"))  # by its directory, unread
+
+
+def test_claude_settings_merges_below_managed_and_above_local(tmp_path: Path) -> None:
+    """`claude --settings` (the "flag" scope) overrides local, and managed
+    overrides it: one order for env, plugins and the hook chain."""
+    scopes = []
+    for name, env in (
+        ("managed", {"M": "managed"}),
+        ("flag", {"M": "flag", "L": "flag"}),
+        ("local", {"L": "local", "U": "local"}),
+        ("user", {"U": "user"}),
+    ):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"env": env}))
+        scopes.append(hc.read_scope(name, path))
+    assert [s.name for s in hc.in_merge_order(scopes)] == ["user", "local", "flag", "managed"]
+    merged = {k: v for k, (v, _s) in hc.merged_env(scopes).items()}
+    assert merged == {"M": "managed", "L": "flag", "U": "local"}
