@@ -71,18 +71,51 @@ def _read_fd(fd: int, label: str, limit: int) -> bytes:
         chunks.append(chunk)
 
 
+def _open_named_file(path: Path | str) -> int:
+    """A read descriptor for the regular file at ``path`` (links followed: a
+    path the user or a settings file named). It is ``stat``-ed first, so a
+    device is never opened (opening one can act: a tape rewinds), opened
+    ``O_NONBLOCK`` (a FIFO swapped in meanwhile never blocks) and must still
+    be that file. Raises :class:`UnsafeFile`, or ``OSError`` (``ENOENT``...)."""
+    before = os.stat(path)
+    if not stat.S_ISREG(before.st_mode):
+        raise UnsafeFile(
+            f"{path}: {kind_of(before.st_mode)}, not a regular file; refusing to read it"
+        )
+    try:
+        fd = os.open(path, _READ_FLAGS)
+    except IsADirectoryError:
+        raise UnsafeFile(f"{path} changed while it was opened; refusing to read it") from None
+    return _still(fd, before, str(path))
+
+
+def _still(fd: int, before: os.stat_result, label: str) -> int:
+    """``fd`` when it is still the regular file ``before`` described (nothing
+    was swapped in between the check and the open); else closed, refused."""
+    try:
+        after = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        raise
+    if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (
+        before.st_dev,
+        before.st_ino,
+    ):
+        os.close(fd)
+        raise UnsafeFile(f"{label} changed while it was opened; refusing to read it")
+    return fd
+
+
 def read_regular(path: Path | str, limit: int = MAX_READ) -> bytes | None:
     """The bytes of a regular file, ``None`` if nothing is there.
 
-    Raises :class:`UnsafeFile` for a FIFO, device, directory or socket (without
-    blocking on it) and for a file over ``limit`` bytes; other ``OSError``s
+    Raises :class:`UnsafeFile` for a FIFO, device, directory or socket (never
+    opened) and for a file over ``limit`` bytes; other ``OSError``s
     (permissions, a dangling link's ``ENOENT`` aside) propagate."""
     try:
-        fd = os.open(path, _READ_FLAGS)
+        fd = _open_named_file(path)
     except FileNotFoundError:
         return None
-    except IsADirectoryError:
-        raise UnsafeFile(f"{path}: a directory, not a regular file; refusing to read it") from None
     try:
         return _read_fd(fd, str(path), limit)
     finally:
@@ -92,16 +125,10 @@ def read_regular(path: Path | str, limit: int = MAX_READ) -> bytes | None:
 def read_head(path: Path | str, size: int) -> bytes:
     """The first ``size`` bytes of a regular file (fewer if it is shorter).
 
-    Raises :class:`UnsafeFile` for a FIFO, device, directory or socket, without
-    blocking on it; other ``OSError``s (a missing file) propagate."""
+    Raises :class:`UnsafeFile` for a FIFO, device, directory or socket (never
+    opened); other ``OSError``s (a missing file) propagate."""
+    fd = _open_named_file(path)
     try:
-        fd = os.open(path, _READ_FLAGS)
-    except IsADirectoryError:
-        raise UnsafeFile(f"{path}: a directory, not a regular file; refusing to read it") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            raise UnsafeFile(f"{path}: {kind_of(mode)}, not a regular file; refusing to read it")
         return os.read(fd, size)
     finally:
         os.close(fd)
@@ -157,18 +184,7 @@ def open_regular_at(dir_fd: int, name: str, label: str) -> int | None:
         if exc.errno in (errno.ELOOP, errno.ENXIO, errno.EISDIR):
             raise UnsafeFile(f"{label} changed while it was opened; refusing to read it") from None
         raise
-    try:
-        after = os.fstat(fd)
-    except OSError:
-        os.close(fd)
-        raise
-    if not stat.S_ISREG(after.st_mode) or (after.st_dev, after.st_ino) != (
-        before.st_dev,
-        before.st_ino,
-    ):
-        os.close(fd)
-        raise UnsafeFile(f"{label} changed while it was opened; refusing to read it")
-    return fd
+    return _still(fd, before, label)
 
 
 def read_regular_at(dir_fd: int, name: str, label: str, limit: int = MAX_READ) -> bytes | None:

@@ -123,3 +123,29 @@ def test_locate_walks_inside_the_project_and_anchors_outside(tmp_path: Path) -> 
         base, parts = safe_files.locate(project, root, project / "docs" / "reports")
         with pytest.raises(UnsafeFile, match="is a symlink; refusing to follow it"):
             base.walk(parts, create=True)
+
+
+# -- issue 22: the one no-write-outside rule, reads that never open a device,
+#    and the walk
+
+
+def test_a_device_or_fifo_named_by_path_is_never_opened(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``is_shim`` reads an interpreter named in settings: ``stat`` comes
+    before ``open``, so ``/dev/st0`` (opening rewinds a tape) is never opened."""
+    os.mkfifo(tmp_path / "fifo")
+    opened: list[str] = []
+    real_open = os.open
+
+    def spy(path: str, flags: int, mode: int = 0o777, *, dir_fd: int | None = None) -> int:
+        opened.append(str(path))
+        return real_open(path, flags, mode, dir_fd=dir_fd)
+
+    monkeypatch.setattr(os, "open", spy)
+    for path in ("/dev/null", str(tmp_path / "fifo"), str(tmp_path)):
+        with pytest.raises(UnsafeFile, match="not a regular file; refusing to read it"):
+            safe_files.read_head(path, 2)
+        with pytest.raises(UnsafeFile, match="not a regular file; refusing to read it"):
+            safe_files.read_regular(path)
+    assert opened == []
