@@ -18,6 +18,14 @@ FIFO that blocks whoever opens it. Two rules close that class:
 The anchor of a :class:`Directory` is a path the user named on the command
 line (``--project``, an absolute ``--hooks-dir``); its own ancestors may be
 links, as a user's home often is. POSIX only, like the hook.
+
+**The one no-write-outside rule** (docs/threat_model.md, "The mishkan
+commands"): every command that writes, and every program a command starts to
+write (graphify), reaches its target through :func:`parent_of` or
+:func:`check_writable_tree`. Below the project root nothing is followed: not
+a directory link, not a link, FIFO or device where the file is, not a second
+hard link to it. A path outside the project is the user's choice, anchored as
+above.
 """
 
 from __future__ import annotations
@@ -26,7 +34,8 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 #: larger than any configuration file these commands read
@@ -38,6 +47,11 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 class UnsafeFile(OSError):
     """A path that is not what it must be (a link, a FIFO, too large): one line."""
+
+
+class LimitExceeded(ValueError):
+    """Input past one of the documented bounds (nesting, digits, files, bytes):
+    one line for the user, exit 2; never a traceback, never "findings"."""
 
 
 def kind_of(mode: int) -> str:
@@ -408,21 +422,144 @@ def _check_name(name: str) -> None:
         raise ValueError(f"not a single path component: {name!r}")
 
 
-def locate(project: Path, root: Directory, target: Path) -> tuple[Directory, tuple[str, ...]]:
-    """Where to open the directory ``target`` from, and the components left.
+def _within(path: str, top: str) -> bool:
+    return path == top or path.startswith(top.rstrip("/") + "/")
 
-    Inside ``project`` (already opened as ``root``): ``root`` and the path
-    below it, so every step is taken without following a link the project
-    holds (a clone commits those). Elsewhere: ``target``'s deepest existing
-    ancestor, opened as :meth:`Directory.anchor` does (a path the user chose,
-    links and all), and the rest, created link-free when written. The caller
-    closes the returned directory unless it is ``root``."""
-    target = Path(os.path.normpath(os.path.abspath(target)))
+
+def _split_at_project(top: str, target: Path) -> tuple[str, tuple[str, ...]]:
+    """Resolve ``target`` one component at a time, following links only while
+    outside the real project directory ``top``: ``(where, rest)``, ``where``
+    the real path reached (inside ``top``, or the deepest existing ancestor
+    outside it) and ``rest`` the components still to walk from there."""
+    parts = Path(os.path.normpath(os.path.abspath(target))).parts
+    current = parts[0]
+    for i, part in enumerate(parts[1:], start=1):
+        if _within(current, top):
+            return current, parts[i:]
+        step = os.path.join(current, part)
+        if not os.path.lexists(step):
+            return current, parts[i:]
+        current = os.path.realpath(step)
+    return current, ()
+
+
+def locate(project: Path, root: Directory, target: Path) -> tuple[Directory, tuple[str, ...]]:
+    """Where to open the directory ``target`` from, and the components left:
+    the one no-write-outside rule.
+
+    Links are followed only while the path is outside the project (a user's
+    home may be a link, and so may the way they named the project); from the
+    first component inside ``project`` (already opened as ``root``) every
+    step is taken from ``root`` without following a link the project holds (a
+    clone commits those), however the path got there. Outside: the deepest
+    existing ancestor, opened as :meth:`Directory.anchor` does, and the rest,
+    created link-free when written. The caller closes the returned directory
+    unless it is ``root``."""
+    top = os.path.realpath(root.path)
+    where, rest = _split_at_project(top, target)
+    if _within(where, top):
+        inner = Path(where).relative_to(top).parts
+        return root, (*inner, *rest)
+    return Directory.anchor(Path(where)), rest
+
+
+# ---------------------------------------------------------------------------
+# The one no-write-outside rule, for every command that writes
+
+
+@contextmanager
+def parent_of(path: Path, project: Path | None = None, create: bool = True) -> Iterator[Directory]:
+    """The directory that holds ``path``, opened by the one rule
+    (:func:`locate`): below ``project`` (default: the current directory,
+    where a relative path lands) no link is followed, so a committed
+    ``docs -> /etc`` is refused; outside it the path is the user's choice.
+    Missing directories are created link-free when ``create``. Write the file
+    with :meth:`Directory.write`, which refuses a link, FIFO or device there
+    and replaces a hard-linked file instead of writing through it."""
+    top = Path(os.path.realpath(project if project is not None else os.getcwd()))
+    with Directory.anchor(top) as root:
+        base, parts = locate(top, root, Path(os.path.abspath(path)).parent)
+        try:
+            with base.walk(parts, create=create) as where:
+                yield where
+        finally:
+            if base is not root:
+                base.close()
+
+
+def write_file(path: Path, data: bytes, project: Path | None = None, mode: int = 0o644) -> None:
+    """Write ``path`` atomically by the one rule (:func:`parent_of`): what a
+    command's ``--out``/``--output`` names goes through here."""
+    with parent_of(path, project) as where:
+        where.write(Path(path).name, data, mode)
+
+
+#: entries an external writer's output tree may hold before it is refused
+MAX_TREE_ENTRIES = 1_000_000
+
+
+def check_writable_tree(project: Path, target: Path) -> None:
+    """Refuse, before a program that follows links (graphify) writes into the
+    directory ``target``, anything that would carry its writes out of the
+    project: a link at any component of ``target`` below ``project``, and
+    anywhere inside ``target`` a link, FIFO, device or socket, or a file with
+    a second hard link. A missing ``target`` (or missing tail of it) is fine:
+    the writer creates it, and what is not there cannot be followed. A
+    ``target`` outside the project is the user's and is not inspected.
+    Raises :class:`UnsafeFile` (one line) or :class:`LimitExceeded`."""
+    top = Path(os.path.realpath(project))
+    with Directory.anchor(top) as root:
+        base, parts = locate(top, root, target)
+        if base is not root:
+            base.close()
+            return
+        current = Directory(os.dup(root.fd), root.path)
+        try:
+            for part in parts:
+                nxt = current.child(part)
+                if nxt is None:
+                    return
+                current.close()
+                current = nxt
+            _check_subtree(current)
+        finally:
+            current.close()
+
+
+def _check_subtree(top: Directory) -> None:
+    """Every entry below ``top`` is a real directory or a regular file with
+    one link; iterative (a clone may nest thousands of directories), each
+    directory opened relative to its parent without following links."""
+    pending = [(os.dup(top.fd), top.path)]
+    seen = 0
     try:
-        return root, target.relative_to(project).parts
-    except ValueError:
-        pass
-    base = target
-    while not base.exists() and base != base.parent:
-        base = base.parent
-    return Directory.anchor(base), target.relative_to(base).parts
+        while pending:
+            fd, where = pending.pop()
+            try:
+                for name in os.listdir(fd):
+                    seen += 1
+                    if seen > MAX_TREE_ENTRIES:
+                        raise LimitExceeded(
+                            f"{top.path} holds more than {MAX_TREE_ENTRIES} entries; "
+                            "refusing to check it entry by entry"
+                        )
+                    info = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                    if stat.S_ISDIR(info.st_mode):
+                        child = open_dir_at(fd, name, str(where / name))
+                        if child is not None:
+                            pending.append((child, where / name))
+                    elif not stat.S_ISREG(info.st_mode):
+                        raise UnsafeFile(
+                            f"{where / name} is {kind_of(info.st_mode)}; refusing to let a "
+                            "program write through it (remove it)"
+                        )
+                    elif info.st_nlink > 1:
+                        raise UnsafeFile(
+                            f"{where / name} has {info.st_nlink} hard links; refusing to let "
+                            "a program write through them (copy it to a file of its own)"
+                        )
+            finally:
+                os.close(fd)
+    finally:
+        for fd, _where in pending:
+            os.close(fd)

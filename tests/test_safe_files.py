@@ -4,6 +4,7 @@ they may be hostile (install, sprint-close and metrics all open through it)."""
 from __future__ import annotations
 
 import os
+import re
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -149,3 +150,85 @@ def test_a_device_or_fifo_named_by_path_is_never_opened(
         with pytest.raises(UnsafeFile, match="not a regular file; refusing to read it"):
             safe_files.read_regular(path)
     assert opened == []
+
+
+def test_locate_follows_links_only_outside_the_project(tmp_path: Path) -> None:
+    """A path that reaches the project through the user's own link still may
+    not follow a link the project holds."""
+    project = tmp_path / "p"
+    (project / "docs").mkdir(parents=True)
+    (tmp_path / "victim").mkdir()
+    (tmp_path / "alias").symlink_to(project)  # the user's
+    (project / "reports").symlink_to(tmp_path / "victim")  # the clone's
+    with Directory.anchor(project) as root:
+        base, parts = safe_files.locate(project, root, tmp_path / "alias" / "docs" / "x")
+        assert base is root and parts == ("docs", "x")
+        base, parts = safe_files.locate(project, root, tmp_path / "alias" / "reports")
+        assert base is root and parts == ("reports",)
+        with pytest.raises(UnsafeFile, match="reports is a symlink"):
+            base.walk(parts, create=True)
+
+
+def test_parent_of_and_write_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    project = tmp_path / "p"
+    project.mkdir()
+    (tmp_path / "victim").write_text("VICTIM")
+    (project / "linked").symlink_to(tmp_path)
+    (project / "report.txt").symlink_to(tmp_path / "victim")
+    monkeypatch.chdir(project)
+    safe_files.write_file(Path("out/new.txt"), b"new")  # relative: the current directory
+    assert (project / "out" / "new.txt").read_bytes() == b"new"
+    with pytest.raises(UnsafeFile, match="linked is a symlink"):
+        safe_files.write_file(Path("linked/x.txt"), b"x")
+    with pytest.raises(UnsafeFile, match=r"report\.txt is a symlink"):
+        safe_files.write_file(Path("report.txt"), b"x")
+    os.link(tmp_path / "victim", project / "hard.txt")
+    safe_files.write_file(Path("hard.txt"), b"replaced")  # replaced, not written through
+    assert (tmp_path / "victim").read_text() == "VICTIM"
+    safe_files.write_file(tmp_path / "elsewhere" / "r.txt", b"r")  # outside: the user's
+    assert (tmp_path / "elsewhere" / "r.txt").read_bytes() == b"r"
+
+
+@pytest.mark.parametrize(
+    ("plant", "message"),
+    [
+        ("out-link", "out is a symlink"),
+        ("file-link", "graph.json is a symlink"),
+        ("deep-link", "cache/ast/x.json is a symlink"),
+        ("fifo", "cache/ast/x.json is a FIFO"),
+        ("hard-link", "graph.json has 2 hard links"),
+    ],
+)
+def test_check_writable_tree_refuses_what_a_writer_would_follow(
+    tmp_path: Path, plant: str, message: str
+) -> None:
+    project = tmp_path / "p"
+    out = project / "out"
+    (out / "cache" / "ast").mkdir(parents=True)
+    (out / "graph.json").write_text("{}")
+    if plant == "out-link":
+        for child in sorted(out.rglob("*"), reverse=True):
+            child.unlink() if not child.is_dir() else child.rmdir()
+        out.rmdir()
+        out.symlink_to(tmp_path)
+    elif plant == "file-link":
+        (out / "graph.json").unlink()
+        (out / "graph.json").symlink_to(tmp_path / "victim")
+    elif plant == "deep-link":
+        (out / "cache" / "ast" / "x.json").symlink_to(tmp_path / "victim")
+    elif plant == "fifo":
+        os.mkfifo(out / "cache" / "ast" / "x.json")
+    else:
+        os.link(out / "graph.json", tmp_path / "outside.json")
+    with pytest.raises(UnsafeFile, match=re.escape(message)):
+        safe_files.check_writable_tree(project, out)
+
+
+def test_check_writable_tree_accepts_a_plain_missing_or_outside_target(tmp_path: Path) -> None:
+    project = tmp_path / "p"
+    (project / "out" / "cache").mkdir(parents=True)
+    (project / "out" / "graph.json").write_text("{}")
+    safe_files.check_writable_tree(project, project / "out")
+    safe_files.check_writable_tree(project, project / "missing" / "deeper")
+    (tmp_path / "shared").symlink_to(tmp_path)  # outside the project: the user's
+    safe_files.check_writable_tree(project, tmp_path / "shared")
