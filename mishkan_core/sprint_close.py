@@ -309,6 +309,23 @@ def find_graphify(explicit: str | None, environ: Mapping[str, str]) -> str | Non
     return shutil.which("graphify", path=environ.get("PATH"))
 
 
+def check_out_dir(extract: Extract, project: str) -> None:
+    """Refuse a re-extract that would write outside the project. graphify
+    follows links when it writes (graph.json, GRAPH_REPORT.md, graph.html,
+    cache/, manifest.json, ...), so a committed ``.graphify -> /any/dir`` or
+    ``.graphify/graph.json -> ~/.bashrc`` would carry its writes out: the
+    directory it writes into, by the name the hook reads it (the sanctioned
+    ``graphify-out -> .graphify`` resolved), is checked by the one rule
+    before graphify starts, for the command printed for a human too."""
+    target = Path(extract.graph_path).parent
+    try:
+        safe_files.check_writable_tree(Path(project), target)
+    except (UnsafeFile, safe_files.LimitExceeded) as exc:
+        raise Unusable(f"{exc}; graphify would write there: not re-extracted") from None
+    except OSError as exc:
+        raise Unusable(f"cannot check {target}: {exc.strerror or exc}") from None
+
+
 def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None:
     """Run graphify; fill in how long it took, its summary line and the new
     graph's ``built_at_commit`` against HEAD. Problems land in ``problem``."""
@@ -720,6 +737,8 @@ def close_sprint(
     layout = graph_refresh.layout_of(Path(project))
     extract = plan_extract(project, environ, graphify, layout)
     mode = _extract_mode(args.extract, environ)
+    if extract.problem is None:
+        check_out_dir(extract, project)
     if extract.problem is None and mode == "run":
         run_extract(extract, project, environ)
     if extract.problem is not None:
