@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
+from mishkan_core import safe_files
 from mishkan_core.ingest_lint import _reader
 from mishkan_core.ingest_lint._engine import all_rules, lint_file
 from mishkan_core.ingest_lint._formats import FORMATS, Report, render
 from mishkan_core.ingest_lint._model import Finding
 from mishkan_core.ingest_lint._paths import iter_files
+from mishkan_core.safe_files import UnsafeFile
 
 EXIT_CLEAN = 0
 EXIT_REJECTED = 1
@@ -78,13 +81,11 @@ def run(args: argparse.Namespace) -> int:
     report = Report(findings, all_rules(), files, artifacts)
     out, err = render(report, args.format)
     if args.output:
-        try:
-            with open(args.output, "w", encoding="utf-8") as handle:
-                handle.write(out)
+        try:  # never through a link the tree holds (issue 22): the one rule
+            safe_files.write_file(Path(args.output), out.encode("utf-8"))
         except OSError as exc:
-            sys.stderr.write(
-                f"mishkan ingest-lint: error: cannot write {args.output}: {exc.strerror}\n"
-            )
+            reason = exc.strerror if exc.strerror and not isinstance(exc, UnsafeFile) else exc
+            sys.stderr.write(f"mishkan ingest-lint: error: cannot write {args.output}: {reason}\n")
             return EXIT_ERROR
     else:
         sys.stdout.write(out)
