@@ -71,6 +71,16 @@ class GitHooks:
     not_executable: list[str] = field(default_factory=list)
 
 
+def find_program(name: str, environ: Mapping[str, str]) -> str | None:
+    """``name`` on ``PATH``, skipping relative entries (``.``, an empty one,
+    ``node_modules/.bin``): they resolve against the working directory, which
+    is often the clone, and nothing from the repository runs."""
+    import shutil
+
+    entries = [d for d in (environ.get("PATH") or "").split(os.pathsep) if os.path.isabs(d)]
+    return shutil.which(name, path=os.pathsep.join(entries)) if entries else None
+
+
 def _git(project: Path, *args: str) -> str | None:
     env = {
         **os.environ,
@@ -78,9 +88,12 @@ def _git(project: Path, *args: str) -> str | None:
         "GIT_OPTIONAL_LOCKS": "0",
         "LC_ALL": "C",
     }
+    git = find_program("git", env)
+    if git is None:
+        return None
     try:
         done = subprocess.run(
-            ["git", "-C", str(project), *args],
+            [git, "-C", str(project), *args],
             capture_output=True,
             text=True,
             timeout=_GIT_TIMEOUT,

@@ -302,11 +302,9 @@ def _other_graphs(graph_path: str, project: str, environ: Mapping[str, str]) -> 
 
 
 def find_graphify(explicit: str | None, environ: Mapping[str, str]) -> str | None:
-    import shutil
-
     if explicit:
         return explicit if os.access(explicit, os.X_OK) and os.path.isfile(explicit) else None
-    return shutil.which("graphify", path=environ.get("PATH"))
+    return graph_refresh.find_program("graphify", environ)
 
 
 def check_out_dir(extract: Extract, project: str) -> None:
@@ -671,10 +669,13 @@ def _replace_ours(where: Directory, path: Path, text: str) -> None:
 
 
 def lint(path: Path) -> tuple[int, str]:
-    """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output)."""
-    argv = [sys.executable, "-m", "mishkan_core", "ingest-lint", str(path)]
+    """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output).
+    ``python -m`` puts its working directory first on ``sys.path``, so it runs
+    from ``/``: started in the project, a committed ``mishkan_core/`` there
+    would be imported instead of ours."""
+    argv = [sys.executable, "-m", "mishkan_core", "ingest-lint", os.path.abspath(path)]
     try:
-        proc = _run(argv, None, None, LINT_TIMEOUT)
+        proc = _run(argv, os.sep, None, LINT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
         return 2, f"ingest-lint could not run: {exc}"
     return proc.returncode, (proc.stdout + proc.stderr).strip()
