@@ -183,9 +183,9 @@ def _harness(args: argparse.Namespace) -> Harness | None:
 
 def hook_facts(path: Path | None = None) -> HookFacts:
     """The hook's own scope and trigger constants: from the importable
-    ``graphify_nudge`` module, or from a copy of the file when ``path`` is given."""
-    import types
-
+    ``graphify_nudge`` module (this distribution's), or, when ``path`` is
+    given, read from that file without running it (:func:`read_constants`):
+    a copy in a cloned repository is data, never code."""
     from mishkan_core.routing.check import HookFacts
     from mishkan_core.routing.matrix import MatrixError
     from mishkan_core.safe_files import read_regular
@@ -196,26 +196,146 @@ def hook_facts(path: Path | None = None) -> HookFacts:
         except Exception as exc:  # the hook is part of this distribution
             raise MatrixError(f"graphify_nudge: cannot import the hook: {exc}") from None
         label = str(getattr(module, "__file__", "graphify_nudge"))
+        values = {name: getattr(module, name, None) for name in HOOK_CONSTANTS}
     else:
         try:
-            source = read_regular(path)
+            source = read_regular(path, limit=MAX_HOOK_BYTES)
         except OSError as exc:
             raise MatrixError(f"{path}: cannot read the hook: {exc.strerror or exc}") from None
         if source is None:
             raise MatrixError(f"{path}: hook file not found")
-        module = types.ModuleType("_mishkan_checked_hook")
-        module.__file__ = str(path)
-        try:
-            exec(compile(source, str(path), "exec"), module.__dict__)
-        except BaseException as exc:  # SystemExit(0) too: a hook that exits is no hook
-            name = type(exc).__name__
-            detail = f"{name}({exc})" if isinstance(exc, SystemExit) else f"{name}: {exc}"
-            raise MatrixError(f"{path}: cannot load the hook: {detail}") from None
         label = str(path)
-    scope = getattr(module, "SCOPE_AGENTS", None)
-    triggers = getattr(module, "TRIGGER_EXTENSIONS", None)
+        try:
+            values = read_constants(source, HOOK_CONSTANTS)
+        except ValueError as exc:
+            raise MatrixError(f"{path}: cannot load the hook: {exc}") from None
+    scope, triggers = (values.get(name) for name in HOOK_CONSTANTS)
     if not isinstance(scope, (set, frozenset)) or not isinstance(triggers, (set, frozenset)):
         raise MatrixError(f"{label}: the hook lacks SCOPE_AGENTS or TRIGGER_EXTENSIONS")
+    if not all(isinstance(v, str) for v in (*scope, *triggers)):
+        raise MatrixError(f"{label}: SCOPE_AGENTS and TRIGGER_EXTENSIONS must hold strings")
     return HookFacts(
         file=label, scope_agents=frozenset(scope), trigger_extensions=frozenset(triggers)
     )
+
+
+HOOK_CONSTANTS = ("SCOPE_AGENTS", "TRIGGER_EXTENSIONS")
+#: larger than any hook file; a bigger one is not read
+MAX_HOOK_BYTES = 8 * 1024 * 1024
+_MAX_NODES = 200_000
+
+
+def read_constants(source: bytes, names: tuple[str, ...]) -> dict[str, object]:
+    """The module-level values of ``names`` in a Python file, by reading its
+    syntax tree: nothing in it runs. A definition is understood when it is
+    built from literals, names defined so earlier, ``frozenset``/``set``/
+    ``tuple``/``list``/``sorted`` of one such value, a dict's ``keys()`` or
+    ``values()``, and ``|``, ``&``, ``-``, ``+`` between them; anything else
+    (a function call, a comprehension) raises ``ValueError``, as does a file
+    that does not parse (nesting too deep for the parser included)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        detail = exc.msg if isinstance(exc, SyntaxError) else type(exc).__name__
+        raise ValueError(f"not Python the hook could be: {detail}") from None
+    if sum(1 for _ in ast.walk(tree)) > _MAX_NODES:
+        raise ValueError(f"more than {_MAX_NODES} syntax nodes; not read")
+    known: dict[str, object] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+            target, value = statement.targets[0], statement.value
+        elif isinstance(statement, ast.AnnAssign) and statement.value is not None:
+            target, value = statement.target, statement.value
+        else:
+            continue
+        if not isinstance(target, ast.Name):
+            continue
+        try:
+            known[target.id] = _bounded(_evaluate(value, known))
+        except (ValueError, TypeError, RecursionError, MemoryError):
+            if target.id in names:
+                raise ValueError(
+                    f"{target.id} is not defined from literals (line {statement.lineno}); "
+                    "routing check reads the hook without running it"
+                ) from None
+            known.pop(target.id, None)
+    return {name: known.get(name) for name in names}
+
+
+def _bounded(value: object) -> object:
+    """A value no bigger than :data:`_MAX_ITEMS`: ``A = B + B`` repeated
+    doubles a string per line, so every intermediate result is bounded."""
+    if isinstance(value, (str, bytes, tuple, list, set, frozenset, dict)) and (
+        len(value) > _MAX_ITEMS
+    ):
+        raise ValueError(f"more than {_MAX_ITEMS} items")
+    return value
+
+
+_MAX_ITEMS = 100_000
+_CONTAINERS: dict[str, type] = {
+    "frozenset": frozenset,
+    "set": set,
+    "tuple": tuple,
+    "list": list,
+    "sorted": list,
+}
+
+
+def _evaluate(node: object, known: dict[str, object]) -> object:
+    """One expression of the subset :func:`read_constants` reads."""
+    import ast
+    import operator
+
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        items = [_evaluate(e, known) for e in node.elts]
+        return {ast.Tuple: tuple, ast.List: list, ast.Set: set}[type(node)](items)
+    if isinstance(node, ast.Dict):
+        if any(k is None for k in node.keys):
+            raise ValueError("dict unpacking")
+        return {
+            _evaluate(k, known): _evaluate(v, known)
+            for k, v in zip(node.keys, node.values)
+            if k is not None
+        }
+    if isinstance(node, ast.Name):
+        if node.id not in known:
+            raise ValueError(f"unknown name {node.id}")
+        return known[node.id]
+    if isinstance(node, ast.BinOp):
+        ops: dict[type, object] = {
+            ast.BitOr: operator.or_,
+            ast.BitAnd: operator.and_,
+            ast.Sub: operator.sub,
+            ast.Add: operator.add,
+        }
+        op = ops.get(type(node.op))
+        if op is None:
+            raise ValueError("operator")
+        left = _bounded(_evaluate(node.left, known))
+        right = _bounded(_evaluate(node.right, known))
+        if not all(isinstance(v, (set, frozenset, tuple, list, str)) for v in (left, right)):
+            raise ValueError("operands")
+        return op(left, right)  # type: ignore[operator]
+    if isinstance(node, ast.Call) and not node.keywords and len(node.args) <= 1:
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in _CONTAINERS:
+            kind = _CONTAINERS[func.id]
+            if not node.args:
+                return kind()
+            value = _evaluate(node.args[0], known)
+            if not isinstance(value, (set, frozenset, tuple, list, dict, str)):
+                raise ValueError("argument")
+            return sorted(value) if func.id == "sorted" else kind(value)
+        if (
+            isinstance(func, ast.Attribute)
+            and func.attr in ("keys", "values")
+            and not node.args
+            and isinstance(found := _evaluate(func.value, known), dict)
+        ):
+            return list(found.keys() if func.attr == "keys" else found.values())
+    raise ValueError(type(node).__name__)

@@ -113,10 +113,13 @@ def test_a_5000_digit_number_in_json(tmp_path: Path, capsys: pytest.CaptureFixtu
 def test_a_hook_that_exits_while_loading_fails_the_gate(
     status: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """The file is read, never run (issue 22): what exits on import has no
+    constants to read, and the gate fails on that."""
     hook = tmp_path / "graphify_nudge.py"
-    hook.write_text(f"raise SystemExit({status})\n")
+    hook.write_text(f"open({str(tmp_path / 'ran')!r}, 'w')\nraise SystemExit({status})\n")
     code, out, err = _check(["--hook", str(hook)], capsys)
-    _one_line_exit_2(code, out, err, "cannot load the hook: SystemExit(")
+    _one_line_exit_2(code, out, err, "the hook lacks SCOPE_AGENTS or TRIGGER_EXTENSIONS")
+    assert not (tmp_path / "ran").exists()
 
 
 def test_a_gate_that_passes_on_nothing_is_no_gate(
@@ -191,3 +194,56 @@ def test_a_registered_interpreter_that_is_not_a_file_never_blocks(
     assert done.returncode in (0, 1), done.stderr
     assert "Traceback" not in done.stderr
     assert "shim" not in done.stdout
+
+
+# -- issue 22: the hook file is read, never run
+
+
+@pytest.mark.parametrize(
+    ("source", "scope", "triggers"),
+    [
+        ('SCOPE_AGENTS: "Final" = frozenset({"a", "b"})\nTRIGGER_EXTENSIONS = {".py"}\n',
+         {"a", "b"}, {".py"}),
+        ("_BY_LANG = {'.py': 'python', '.go': 'go'}\nSCOPE_AGENTS = frozenset(('a',))\n"
+         "TRIGGER_EXTENSIONS = (frozenset(_BY_LANG.keys()) | {'.rs'}) - {'.go'}\n",
+         {"a"}, {".py", ".rs"}),
+        ("SCOPE_AGENTS = set(sorted(['b', 'a']))\nTRIGGER_EXTENSIONS = frozenset()\n",
+         {"a", "b"}, set()),
+    ],
+)  # fmt: skip
+def test_the_hook_s_constants_are_read_from_its_syntax(
+    source: str, scope: set[str], triggers: set[str]
+) -> None:
+    from mishkan_core.routing.cli import HOOK_CONSTANTS, read_constants
+
+    values = read_constants(source.encode(), HOOK_CONSTANTS)
+    assert values == {"SCOPE_AGENTS": scope, "TRIGGER_EXTENSIONS": triggers}
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("SCOPE_AGENTS = frozenset(open('/etc/passwd'))\n", "SCOPE_AGENTS is not defined"),
+        ("SCOPE_AGENTS = {x for x in 'ab'}\n", "SCOPE_AGENTS is not defined"),
+        ("A = 'x' * 9\nSCOPE_AGENTS = A\n", "SCOPE_AGENTS is not defined"),
+        # doubling per line would take 2^60 bytes: every value is bounded
+        ("A = 'xx'\n" + "".join(f"A = A + A  # {i}\n" for i in range(60))
+         + "SCOPE_AGENTS = frozenset({A})\n", "SCOPE_AGENTS is not defined"),
+        ("def f(:\n", "not Python the hook could be"),
+        ("x = " + "-" * 100_000 + "1\n", "not Python the hook could be"),
+    ],
+)  # fmt: skip
+def test_what_is_not_a_literal_definition_is_refused_unrun(source: str, message: str) -> None:
+    from mishkan_core.routing.cli import HOOK_CONSTANTS, read_constants
+
+    with pytest.raises(ValueError, match=message):
+        read_constants(source.encode(), HOOK_CONSTANTS)
+
+
+def test_the_shipped_hook_reads_the_same_as_imported() -> None:
+    import graphify_nudge
+    from mishkan_core.routing.cli import hook_facts
+
+    facts = hook_facts(Path(graphify_nudge.__file__))
+    assert facts.scope_agents == graphify_nudge.SCOPE_AGENTS
+    assert facts.trigger_extensions == graphify_nudge.TRIGGER_EXTENSIONS
