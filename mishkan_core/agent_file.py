@@ -23,7 +23,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mishkan_core import hook_chain
+from mishkan_core import hook_chain, json_text
+from mishkan_core.safe_files import LimitExceeded
+
+#: digits of an integer scalar read as a number: int() of 5,000 digits raises
+#: on Python 3.11+ and costs quadratic time before; no frontmatter needs more
+MAX_DIGITS = 100
 
 
 class FrontmatterError(ValueError):
@@ -53,14 +58,24 @@ def locate(text: str) -> Frontmatter | None:
 
 
 def name_of(text: str) -> str | None:
-    """The ``name:`` the frontmatter declares, if any."""
+    """The ``name:`` the frontmatter declares, if any, as text: a YAML number
+    or boolean is the name as written (``name: 007`` names ``007``), a flow
+    value or an unreadable one names nothing. Raises :class:`LimitExceeded`
+    for a value past the bounds (5,000 digits, 100,000 ``[``)."""
     front = locate(text)
     if front is None:
         return None
     for line in front.lines[front.start : front.end]:
         key, sep, value = line.partition(":")
         if sep and key == "name":
-            return _scalar(value.strip()) or None
+            raw = _strip_comment(value.strip()).strip()
+            try:
+                scalar = _scalar(raw)
+            except FrontmatterError:
+                return None
+            if isinstance(scalar, str):
+                return scalar or None
+            return raw if isinstance(scalar, (bool, int)) else None
     return None
 
 
@@ -92,9 +107,11 @@ def _scalar(text: str) -> Any:
     if not text:
         return None
     if text[0] in '[{"':
-        try:
-            return json.loads(text)
-        except ValueError:
+        try:  # bounded: 100,000 nested "[" is one line, not a RecursionError
+            return json_text.parse(text)
+        except LimitExceeded:
+            raise
+        except json_text.JsonError:
             raise FrontmatterError(
                 f"cannot read {text[:40]!r} (only JSON-shaped flow values)"
             ) from None
@@ -103,6 +120,10 @@ def _scalar(text: str) -> Any:
             raise FrontmatterError(f"unterminated quote in {text[:40]!r}")
         return text[1:-1].replace("''", "'")
     if re.fullmatch(r"-?\d+", text):
+        if len(text.lstrip("-")) > MAX_DIGITS:
+            raise LimitExceeded(
+                f"a number of {len(text.lstrip('-'))} digits (at most {MAX_DIGITS})"
+            )
         return int(text)
     if text in ("true", "false"):
         return text == "true"
@@ -354,8 +375,8 @@ def _our_lines(text: str) -> list[int]:
         stripped = _content(front.lines[n]).strip()
         if stripped.startswith("- {") and hook_chain.is_ours(stripped):
             try:
-                group = json.loads(stripped[2:])
-            except ValueError:
+                group = json_text.parse(stripped[2:])
+            except json_text.JsonError:  # a 100,000-deep line is not ours either
                 continue
             if isinstance(group, dict) and hook_chain.ours({"E": [group]}):
                 found.append(n)

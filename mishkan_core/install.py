@@ -64,14 +64,15 @@ import stat
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
 from mishkan_core import agent_file, graph_refresh, hook_chain, json_text, safe_files
 from mishkan_core.hook_chain import BUILDER_MODULE, ENV_KEY, HOOK_MODULE, is_shim
-from mishkan_core.safe_files import Directory, UnsafeFile
+from mishkan_core.safe_files import Directory, LimitExceeded, UnsafeFile
 
 DEFAULT_HOOKS_DIR = "payload/mishkan/hooks"
 SCOPES = ("project", "agents")
@@ -374,6 +375,16 @@ def scope_agents() -> tuple[str, ...]:
     return tuple(sorted(graphify_nudge.SCOPE_AGENTS))
 
 
+@contextmanager
+def _bounded(label: str) -> Iterator[None]:
+    """A file crafted past a bound (a 5,000-digit name, 100,000 nested ``[``)
+    is one line naming it, exit 2."""
+    try:
+        yield
+    except LimitExceeded as exc:
+        raise InstallError(f"{label}: {exc}") from None
+
+
 def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, tuple[str, bytes]]:
     """agent name -> (file name in .claude/agents, its bytes), the agent being
     the one the CLI sees (:func:`agent_file.agent_type_of`); each file is read
@@ -396,7 +407,9 @@ def _agent_files(plan: Plan, unsafe: dict[str, str] | None = None) -> dict[str, 
                 continue
             if data is None:  # gone since the listing
                 continue
-            agent = agent_file.agent_type_of(name[:-3], data.decode("utf-8", "replace")).lower()
+            with _bounded(f".claude/agents/{name}"):
+                agent = agent_file.agent_type_of(name[:-3], data.decode("utf-8", "replace"))
+                agent = agent.lower()
             if agent in in_scope:
                 found.setdefault(agent, (name, data))
     return found
@@ -511,7 +524,8 @@ def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
     found: dict[str, tuple[str, bytes, Any]] = {}
     for agent, (name, data) in sorted(_agent_files(plan, unsafe).items()):
         try:
-            hooks = agent_file.read_hooks(data.decode("utf-8"))
+            with _bounded(f".claude/agents/{name}"):
+                hooks = agent_file.read_hooks(data.decode("utf-8"))
         except (agent_file.FrontmatterError, UnicodeDecodeError) as exc:
             if scope == "agents" or agent_file.registers_nudge(data.decode("utf-8", "replace")):
                 raise InstallError(f".claude/agents/{name}: {exc}") from None
@@ -946,8 +960,9 @@ def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> li
     changes = []
     for agent, (name, data) in sorted(_agent_files(plan).items()):
         label = f".claude/agents/{name}"
-        if not agent_file.registers_nudge(data.decode("utf-8", "replace")):
-            continue
+        with _bounded(label):
+            if not agent_file.registers_nudge(data.decode("utf-8", "replace")):
+                continue
         record = records.get(label)
         if record is not None and record.get("after") == _sha(data):
             restored = str(record["before"]).encode("utf-8")

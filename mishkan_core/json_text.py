@@ -26,6 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Callable
 
+from mishkan_core.safe_files import LimitExceeded
+
 #: deeper than any real configuration file; deep enough that ``json`` and the
 #: splicer's recursion stay far from the interpreter's recursion limit
 MAX_DEPTH = 64
@@ -33,6 +35,12 @@ MAX_DEPTH = 64
 
 class JsonError(ValueError):
     """The text is not a usable JSON document: one line, for the user."""
+
+
+class JsonLimit(JsonError, LimitExceeded):
+    """A document past a bound (nesting, a number's digits): still one line,
+    and a :class:`~mishkan_core.safe_files.LimitExceeded` for callers that
+    tell bounds from malformed input."""
 
 
 def _no_duplicate_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -80,13 +88,13 @@ def parse(data: bytes | str, *, unique_keys: bool = False) -> Any:
     except json.JSONDecodeError as exc:
         raise JsonError(f"not valid JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:
-        raise JsonError(f"nests deeper than {MAX_DEPTH} levels") from None
+        raise JsonLimit(f"nests deeper than {MAX_DEPTH} levels") from None
     except JsonError:
         raise
     except ValueError as exc:  # e.g. an integer longer than sys.get_int_max_str_digits()
-        raise JsonError(f"not usable JSON ({exc})") from None
+        raise JsonLimit(f"not usable JSON ({exc})") from None
     if depth(value) > MAX_DEPTH:
-        raise JsonError(f"nests deeper than {MAX_DEPTH} levels")
+        raise JsonLimit(f"nests deeper than {MAX_DEPTH} levels")
     return value
 
 

@@ -75,6 +75,16 @@ def run(args: argparse.Namespace) -> int:
             "mishkan routing: error: missing action; use `mishkan routing check`", file=sys.stderr
         )
         return 2
+    from mishkan_core.safe_files import LimitExceeded
+
+    try:
+        return _check(args)
+    except LimitExceeded as exc:  # a file crafted past a bound: unusable input
+        print(f"mishkan routing check: {exc}", file=sys.stderr)
+        return 2
+
+
+def _check(args: argparse.Namespace) -> int:
     from mishkan_core.routing import check as checks
     from mishkan_core.routing import refresh, registration
     from mishkan_core.routing.matrix import MatrixError, load_matrix, read_json

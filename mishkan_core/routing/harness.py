@@ -25,7 +25,7 @@ from typing import Any
 
 from mishkan_core import agent_file, hook_chain, json_text
 from mishkan_core.hook_chain import Scope
-from mishkan_core.safe_files import read_regular
+from mishkan_core.safe_files import LimitExceeded, read_regular
 
 _MAX_AGENT = 1024 * 1024
 
@@ -94,11 +94,13 @@ def _read_agent(path: Path, agent_type: str, source: str) -> Agent:
         return agent
     text = (data or b"").decode("utf-8", "replace")
     namespace, colon, stem = agent_type.rpartition(":")
-    agent.agent_type = namespace + colon + agent_file.agent_type_of(stem, text)
     try:
+        agent.agent_type = namespace + colon + agent_file.agent_type_of(stem, text)
         agent.hooks = agent_file.read_hooks(text)
     except agent_file.FrontmatterError as exc:
         agent.error = f"frontmatter hooks: {exc}"
+    except LimitExceeded as exc:  # crafted past a bound: unusable input, exit 2
+        raise LimitExceeded(f"{path}: frontmatter: {exc}") from None
     return agent
 
 

@@ -104,3 +104,33 @@ def test_uninstall_leaves_a_hand_written_registration() -> None:
     )
     assert agent_file.uninstall(text) == text
     assert hook_chain.ours(agent_file.read_hooks(text))[0].matcher is None
+
+
+@pytest.mark.parametrize(
+    ("value", "name"),
+    [("zadok", "zadok"), ("'zadok'", "zadok"), ("007", "007"), ("true", "true"),
+     ('["x"]', None), ("[unclosed", None)],
+)  # fmt: skip
+def test_a_name_is_text_or_nothing(value: str, name: str | None) -> None:
+    """A YAML number names what it says (``.lower()`` on an int crashed install)."""
+    assert agent_file.name_of(f"---\nname: {value}\n---\n") == name
+
+
+@pytest.mark.parametrize(
+    ("value", "fragment"),
+    [("1" * 5000, "a number of 5000 digits"), ("[" * 100_000, "nests deeper than 64 levels"),
+     ("-" + "9" * 101, "a number of 101 digits")],
+)  # fmt: skip
+def test_values_past_the_bounds_raise_limit_exceeded(value: str, fragment: str) -> None:
+    """int() of 5,000 digits raises ValueError on 3.11+; 100,000 ``[``
+    raised RecursionError. Both are one bounded error, before conversion."""
+    from mishkan_core.safe_files import LimitExceeded
+
+    for text in (f"---\nname: {value}\n---\n", f"---\nhooks:\n  PreToolUse: {value}\n---\n"):
+        with pytest.raises(LimitExceeded, match=fragment):
+            agent_file.name_of(text) if "name:" in text else agent_file.read_hooks(text)
+    line = '- {"command": "graphify_nudge", "x": ' + "[" * 100_000
+    deep = f"---\nhooks:\n  PreToolUse:\n    {line}\n---\n"
+    with pytest.raises(LimitExceeded):  # read as the hooks block: bounded, one error
+        agent_file.registers_nudge(deep)
+    assert agent_file.uninstall(deep) == deep  # and never taken for a line install wrote

@@ -164,3 +164,14 @@ def test_generated_round_trip(text: str) -> None:
     doc, style = _parse(once)
     back = json_text.render(once.encode(), doc, hook_chain.uninstall_doc(doc), style).decode()
     assert back == text
+
+
+def test_bounds_are_limit_exceeded_too() -> None:
+    from mishkan_core.safe_files import LimitExceeded
+
+    for data in (b"[" * 100_000, b"[" * 65 + b"]" * 65, b"1" * 5000):
+        with pytest.raises(LimitExceeded):
+            json_text.parse(data)
+    with pytest.raises(json_text.JsonError) as caught:
+        json_text.parse(b"{nope")
+    assert not isinstance(caught.value, LimitExceeded)
