@@ -427,7 +427,21 @@ def render(old: bytes | None, doc: Any, new_doc: Any, style: Style) -> bytes:
             if same(json.loads(out), new_doc):
                 if style.crlf:
                     out = out.replace("\n", "\r\n")
-                return (bom + out).encode("utf-8")
+                return _encode(bom + out)
         except (ValueError, IndexError, KeyError, RecursionError):
             pass
-    return dump(new_doc, style).encode("utf-8")
+    return _encode(dump(new_doc, style))
+
+
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _encode(text: str) -> bytes:
+    """UTF-8 of a JSON text. A lone surrogate (``"\\ud800"`` in a file that
+    also holds raw non-ASCII, so it is dumped with ``ensure_ascii=False``)
+    cannot be encoded: it is written back as the escape it was read from,
+    which is only ever inside a string."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text).encode("utf-8")

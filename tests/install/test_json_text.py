@@ -166,6 +166,17 @@ def test_generated_round_trip(text: str) -> None:
     assert back == text
 
 
+def test_a_lone_surrogate_survives_a_re_serialisation() -> None:
+    """Raw "é" makes the dump keep non-ASCII raw, a duplicate key defeats the
+    splice, and the escaped ``\\ud800`` could not be encoded (issue 22)."""
+    old = '{"hooks": {}, "a": "é", "b": "\\ud800", "hooks": {}}\n'.encode()
+    doc = json_text.parse(old)
+    new_doc = {**doc, "added": "ü"}
+    out = json_text.render(old, doc, new_doc, json_text.detect_style(old.decode()))
+    text = out.decode("utf-8")
+    assert json.loads(text) == new_doc and "é" in text and "\\ud800" in text
+
+
 def test_bounds_are_limit_exceeded_too() -> None:
     from mishkan_core.safe_files import LimitExceeded
 
