@@ -34,8 +34,9 @@ import errno
 import os
 import secrets
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 #: larger than any configuration file these commands read
@@ -563,3 +564,130 @@ def _check_subtree(top: Directory) -> None:
     finally:
         for fd, _where in pending:
             os.close(fd)
+
+
+# ---------------------------------------------------------------------------
+# Walking a tree that may be hostile: iterative, each real directory and file
+# once, bounded
+
+#: directory entries one walk looks at before it stops
+MAX_WALK_ENTRIES = 1_000_000
+
+
+@dataclass(frozen=True)
+class Found:
+    """One thing a walk met: a file (``info`` set) or a problem with a path.
+
+    ``problem``: ``"error"`` (``error`` says what failed while ``doing``),
+    ``"loop"`` (a link back to a directory above it), ``"outside"`` (a link
+    that leaves the tree the walk stays in)."""
+
+    path: str
+    info: os.stat_result | None = None
+    problem: str | None = None
+    error: OSError | None = None
+    doing: str = ""
+
+
+def _entries(path: str) -> list[os.DirEntry[str]]:
+    with os.scandir(path) as listing:
+        return sorted(listing, key=lambda entry: entry.name)
+
+
+def walk_files(
+    top: str,
+    want: Callable[[str], bool],
+    *,
+    enter: Callable[[str], bool] = lambda _name: True,
+    follow_dir_links: bool = True,
+    inside: str | None = None,
+    limit: int = MAX_WALK_ENTRIES,
+) -> Iterator[Found]:
+    """The files under ``top`` whose name ``want`` accepts, depth first in
+    name order, without recursion (a clone nests 1,100 directories to crash
+    a recursive walk).
+
+    Each real directory is entered once and each real file yielded once, by
+    (device, inode), so 40 levels of ``L_i/a, L_i/b -> ../L_{i+1}`` cost 40
+    directories, not 2^40 paths; a link back to an ancestor is a ``"loop"``.
+    Directories whose name ``enter`` refuses are skipped, and linked ones too
+    unless ``follow_dir_links``. With ``inside``, a link whose target resolves
+    outside that directory is reported ``"outside"`` and not followed. More
+    than ``limit`` entries raise :class:`LimitExceeded`."""
+    boundary = os.path.realpath(inside) if inside is not None else None
+    try:
+        info = os.stat(top)
+        listing = _entries(top)
+    except OSError as exc:
+        yield Found(top, problem="error", error=exc, doing="list directory")
+        return
+    top_key = (info.st_dev, info.st_ino)
+    dirs_seen = {top_key}
+    files_seen: set[tuple[int, int]] = set()
+    ancestors = {top_key}
+    # each level: its entries, where we are in them, and its own key
+    stack: list[tuple[list[os.DirEntry[str]], list[int], tuple[int, int]]] = [
+        (listing, [0], top_key)
+    ]
+    count = 0
+    while stack:
+        entries, at, key = stack[-1]
+        if at[0] == len(entries):
+            stack.pop()
+            ancestors.discard(key)
+            continue
+        entry = entries[at[0]]
+        at[0] += 1
+        count += 1
+        if count > limit:
+            raise LimitExceeded(
+                f"{top}: more than {limit} entries to walk; refusing to go on (name a smaller tree)"
+            )
+        path = entry.path
+        try:
+            is_link = entry.is_symlink()
+            is_dir = entry.is_dir(follow_symlinks=True)
+        except OSError as exc:
+            yield Found(path, problem="error", error=exc, doing="stat")
+            continue
+        if is_dir:
+            if not enter(entry.name) or (is_link and not follow_dir_links):
+                continue
+            if is_link and boundary is not None and not _within(os.path.realpath(path), boundary):
+                yield Found(path, problem="outside")
+                continue
+            try:
+                sub = os.stat(path)
+            except OSError as exc:
+                yield Found(path, problem="error", error=exc, doing="stat")
+                continue
+            sub_key = (sub.st_dev, sub.st_ino)
+            if sub_key in ancestors:
+                yield Found(path, problem="loop")
+                continue
+            if sub_key in dirs_seen:
+                continue  # reached before by another path: walked once
+            dirs_seen.add(sub_key)
+            try:
+                children = _entries(path)
+            except OSError as exc:
+                yield Found(path, problem="error", error=exc, doing="list directory")
+                continue
+            ancestors.add(sub_key)
+            stack.append((children, [0], sub_key))
+            continue
+        if not want(entry.name):
+            continue
+        try:
+            found = os.stat(path) if is_link else entry.stat(follow_symlinks=False)
+        except OSError as exc:  # a dangling link, a link loop
+            yield Found(path, problem="error", error=exc, doing="stat")
+            continue
+        if is_link and boundary is not None and not _within(os.path.realpath(path), boundary):
+            yield Found(path, problem="outside")
+            continue
+        file_key = (found.st_dev, found.st_ino)
+        if file_key in files_seen:
+            continue
+        files_seen.add(file_key)
+        yield Found(path, info=found)

@@ -232,3 +232,43 @@ def test_check_writable_tree_accepts_a_plain_missing_or_outside_target(tmp_path:
     safe_files.check_writable_tree(project, project / "missing" / "deeper")
     (tmp_path / "shared").symlink_to(tmp_path)  # outside the project: the user's
     safe_files.check_writable_tree(project, tmp_path / "shared")
+
+
+def _names(found: list[safe_files.Found], top: Path) -> list[tuple[str, str | None]]:
+    return [(os.path.relpath(f.path, top), f.problem) for f in found]
+
+
+def test_walk_files_order_loops_and_the_boundary(tmp_path: Path) -> None:
+    (tmp_path / "b").mkdir()
+    (tmp_path / "b" / "z.md").write_text("z")
+    (tmp_path / "a.md").write_text("a")
+    (tmp_path / "c.md").symlink_to("a.md")  # a second name for one file: once
+    (tmp_path / "b" / "up").symlink_to("..")  # a loop
+    (tmp_path / "b" / "again").symlink_to("../b")  # a loop too: b is an ancestor
+    (tmp_path.parent / "outside.md").write_text("o")
+    (tmp_path / "out.md").symlink_to(tmp_path.parent / "outside.md")
+    found = list(safe_files.walk_files(str(tmp_path), lambda n: n.endswith(".md"),
+                                       inside=str(tmp_path)))  # fmt: skip
+    assert _names(found, tmp_path) == [
+        ("a.md", None), ("b/again", "loop"), ("b/up", "loop"), ("b/z.md", None),
+        ("out.md", "outside"),
+    ]  # fmt: skip
+
+
+def test_walk_files_is_iterative_and_bounded(tmp_path: Path) -> None:
+    here = tmp_path
+    for _ in range(1500):  # beyond the recursion limit
+        here = here / "d"
+        here.mkdir()
+    (here / "deep.md").write_text("x")
+    try:
+        found = list(safe_files.walk_files(str(tmp_path), lambda n: n.endswith(".md")))
+        assert [f.path.endswith("deep.md") for f in found] == [True]
+        with pytest.raises(safe_files.LimitExceeded, match="more than 100 entries"):
+            list(safe_files.walk_files(str(tmp_path), lambda n: True, limit=100))
+    finally:
+        while here != tmp_path:
+            for child in here.iterdir():
+                child.unlink()
+            here.rmdir()
+            here = here.parent

@@ -25,7 +25,7 @@ from typing import Any
 
 from mishkan_core import agent_file, hook_chain, json_text
 from mishkan_core.hook_chain import Scope
-from mishkan_core.safe_files import LimitExceeded, read_regular
+from mishkan_core.safe_files import LimitExceeded, read_regular, walk_files
 
 _MAX_AGENT = 1024 * 1024
 
@@ -106,15 +106,17 @@ def _read_agent(path: Path, agent_type: str, source: str) -> Agent:
 
 def agents_in(directory: Path, source: str, namespace: str = "") -> list[Agent]:
     """Every ``*.md`` under ``directory`` (a plugin's subdirectories add to
-    its agents' names, as the CLI does: ``<plugin>:<subdir>:<name>``)."""
+    its agents' names, as the CLI does: ``<plugin>:<subdir>:<name>``), as
+    ``rglob`` found them (linked directories not entered, linked files read)
+    but without recursion: 1,100 nested directories crashed ``rglob`` on 3.11."""
     found: list[Agent] = []
-    try:
-        entries = sorted(directory.rglob("*.md"))
-    except OSError:
+    if not directory.is_dir():
         return found
+    walk = walk_files(str(directory), lambda name: name.endswith(".md"), follow_dir_links=False)
+    # a FIFO or device is read (without blocking) and reported; an unlistable
+    # subdirectory is skipped, as rglob skipped it
+    entries = sorted(Path(f.path) for f in walk if f.problem is None or f.doing == "stat")
     for path in entries:
-        if path.is_dir():
-            continue  # a FIFO or device is read (without blocking) and reported
         if namespace:
             parts = path.relative_to(directory).with_suffix("").parts
             agent_type = ":".join((namespace, *parts))
