@@ -7,12 +7,12 @@ import sys
 from pathlib import Path
 
 from mishkan_core import safe_files
-from mishkan_core.ingest_lint import _reader
+from mishkan_core.ingest_lint import _paths, _reader
 from mishkan_core.ingest_lint._engine import all_rules, lint_file
 from mishkan_core.ingest_lint._formats import FORMATS, Report, render
 from mishkan_core.ingest_lint._model import Finding
 from mishkan_core.ingest_lint._paths import iter_files
-from mishkan_core.safe_files import UnsafeFile
+from mishkan_core.safe_files import LimitExceeded, UnsafeFile
 
 EXIT_CLEAN = 0
 EXIT_REJECTED = 1
@@ -57,6 +57,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output", metavar="FILE", help="write the report to FILE, not stdout"
     )
+    # the walk's bounds (issue 22): _paths.py says why
+    parser.add_argument(
+        "--follow-outside",
+        action="store_true",
+        help="follow symlinks that lead outside the directory walked (default: IL906, not read)",
+    )
+    parser.add_argument(
+        "--max-files",
+        type=_positive_int,
+        default=_paths.DEFAULT_MAX_FILES,
+        metavar="N",
+        help=f"stop with exit 2 past N files (default: {_paths.DEFAULT_MAX_FILES})",
+    )
+    parser.add_argument(
+        "--max-total-bytes",
+        type=_positive_int,
+        default=_paths.DEFAULT_MAX_TOTAL_BYTES,
+        metavar="N",
+        help=f"stop with exit 2 past N bytes in all (default: {_paths.DEFAULT_MAX_TOTAL_BYTES})",
+    )
     parser.add_argument("--list-rules", action="store_true", help="print the rule codes and exit")
 
 
@@ -70,14 +90,25 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_ERROR
     findings: list[Finding] = []
     files = artifacts = 0
-    for path, error in iter_files(list(args.paths)):
-        if error is not None:
-            findings.append(error)
-            continue
-        files += 1
-        result = lint_file(path, include_all=args.include_all, max_bytes=args.max_bytes)
-        artifacts += result.artifact or (args.include_all and not result.errored)
-        findings.extend(result.findings)
+    walk = iter_files(
+        list(args.paths),
+        follow_outside=args.follow_outside,
+        max_files=args.max_files,
+        max_total_bytes=args.max_total_bytes,
+        max_bytes=args.max_bytes,
+    )
+    try:
+        for path, error in walk:
+            if error is not None:
+                findings.append(error)
+                continue
+            files += 1
+            result = lint_file(path, include_all=args.include_all, max_bytes=args.max_bytes)
+            artifacts += result.artifact or (args.include_all and not result.errored)
+            findings.extend(result.findings)
+    except LimitExceeded as exc:
+        sys.stderr.write(f"mishkan ingest-lint: error: {exc}\n")
+        return EXIT_ERROR
     report = Report(findings, all_rules(), files, artifacts)
     out, err = render(report, args.format)
     if args.output:

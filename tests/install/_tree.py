@@ -21,3 +21,15 @@ def tree(root: Path) -> dict[str, bytes | str]:
             else:
                 out[rel] = "dir" if path.is_dir() else "other"
     return out
+
+
+def fan_out(top: Path, levels: int = 40) -> Path:
+    """``L0`` .. ``L<levels>`` under ``top``, each ``L_i/a`` and ``L_i/b`` a
+    relative link to ``../L_{i+1}``: 2^levels paths to one real tree. Returns
+    the last level, where a caller puts the one real file."""
+    for i in range(levels + 1):
+        (top / f"L{i}").mkdir()
+    for i in range(levels):
+        (top / f"L{i}" / "a").symlink_to(f"../L{i + 1}")
+        (top / f"L{i}" / "b").symlink_to(f"../L{i + 1}")
+    return top / f"L{levels}"
