@@ -323,19 +323,57 @@ def matcher_matches(matcher: str | None, tool: str) -> bool:
     only of letters, digits, ``_``, ``|``, ``,``, space and ``-`` is a list of
     exact names (old names map to the current ones). Anything else is a
     JavaScript regular expression, searched (not anchored) in the tool name and
-    in each of its old names; an invalid one matches nothing. Python's ``re``
-    agrees with JavaScript on every pattern a hook matcher plausibly uses."""
+    in each of its old names; an invalid one matches nothing.
+
+    A settings file is the repository's, so the expression never runs on
+    Python's ``re`` (``(\\w|\\w|\\w)*!`` took 3^26 steps there): it is searched
+    by :mod:`mishkan_core.bounded_regex`, with JavaScript's semantics and a
+    step budget. Raises :class:`~mishkan_core.bounded_regex.MatcherError`
+    (``TooCostly``, ``Unsupported``) when it cannot say in that budget."""
+    from mishkan_core import bounded_regex
+
     if not matcher or matcher == "*":
         return True
     if _NAME_LIST.match(matcher):
         names = {n.strip() for n in re.split(r"[|,]", matcher) if n.strip()}
         return tool in {LEGACY_TOOL_NAMES.get(n, n) for n in names}
-    try:
-        pattern = re.compile(matcher)
-    except re.error:
-        return False
     old_names = [old for old, new in LEGACY_TOOL_NAMES.items() if new == tool]
-    return any(pattern.search(name) for name in (tool, *old_names))
+    try:
+        return any(bounded_regex.search(matcher, name) for name in (tool, *old_names))
+    except bounded_regex.InvalidPattern:
+        return False
+
+
+#: tool names a matcher is tried on before it is trusted: a pattern that
+#: backtracks catastrophically shows on a long MCP name, and the CLI tries
+#: every matcher on every tool name of a session
+PROBE_TOOL_NAMES = (
+    "mcp__graphify__query_graph",
+    "mcp__plugin_marketplace_knowledge_server__search_project_documents_by_topic",
+)
+
+
+def matcher_problem(matcher: str | None) -> str | None:
+    """Why the CLI cannot run ``matcher`` cheaply, or ``None``: a pattern that
+    needs more than the step budget on a plausible tool name (catastrophic
+    backtracking, paid at every tool call) or one this check cannot evaluate."""
+    from mishkan_core import bounded_regex
+
+    try:
+        for name in PROBE_TOOL_NAMES:
+            matcher_matches(matcher, name)
+    except bounded_regex.MatcherError as exc:
+        return matcher_trouble(exc)
+    return None
+
+
+def matcher_trouble(exc: Exception) -> str:
+    """A :class:`~mishkan_core.bounded_regex.MatcherError` as a finding's words."""
+    from mishkan_core import bounded_regex
+
+    if isinstance(exc, bounded_regex.TooCostly):
+        return f"backtracks catastrophically: {exc}, which the CLI pays at every tool call"
+    return f"uses {exc}, which routing check cannot evaluate in bounded time"
 
 
 # -- editing a settings document ---------------------------------------------

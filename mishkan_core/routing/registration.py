@@ -235,31 +235,46 @@ def _project_label(harness: Harness) -> str:
 
 
 def _matchers(sites: list[Site]) -> Iterator[Violation]:
+    from mishkan_core.bounded_regex import MatcherError
+
     for site in _ours(sites):
         event, matcher = site.handler.event, site.handler.matcher
         wanted = f"matcher {hc.MATCHERS.get(event)!r} ({INSTALL})"
-        problem = None
-        if event == "PreToolUse":
-            missed = [t for t in TRIGGER_TOOLS if not hc.matcher_matches(matcher, t)]
-            if missed:
-                problem = f"misses {', '.join(missed)} calls, the ones the hook advises on"
-            elif matcher not in (None, "", "*", ".*"):
-                problem = "hides calls from the conformance metrics, which count every call"
-        elif event in ("PostToolUse", "PostToolUseFailure"):
-            missed = [t for t in LOOKUP_TOOLS if not hc.matcher_matches(matcher, t)]
-            if missed:
-                problem = f"misses {', '.join(missed)}: lookups' results never reach the hook"
-            elif hc.matcher_matches(matcher, "Read") or hc.matcher_matches(matcher, "TaskOutput"):
-                problem = (
-                    "starts an interpreter after every such call; the hook reads only Bash "
-                    "and graphify MCP results"
-                )
-        elif event == "SessionStart" and not hc.matcher_matches(matcher, "startup"):
-            problem, wanted = "skips new sessions ('startup')", f"no matcher ({INSTALL})"
+        try:  # a pathological matcher is itself the finding
+            problem = hc.matcher_problem(matcher) or _misfit(event, matcher)
+        except MatcherError as exc:
+            problem = hc.matcher_trouble(exc)
+        if problem == _SKIPS_STARTUP:
+            wanted = f"no matcher ({INSTALL})"
         if problem is not None:
             yield site.violation(
                 "D-009", "hook-registration", f"{event} matcher {matcher!r} {problem}", wanted
             )
+
+
+_SKIPS_STARTUP = "skips new sessions ('startup')"
+
+
+def _misfit(event: str, matcher: str | None) -> str | None:
+    """What ``matcher`` gets wrong for ``event``'s registration, if anything."""
+    if event == "PreToolUse":
+        missed = [t for t in TRIGGER_TOOLS if not hc.matcher_matches(matcher, t)]
+        if missed:
+            return f"misses {', '.join(missed)} calls, the ones the hook advises on"
+        if matcher not in (None, "", "*", ".*"):
+            return "hides calls from the conformance metrics, which count every call"
+    elif event in ("PostToolUse", "PostToolUseFailure"):
+        missed = [t for t in LOOKUP_TOOLS if not hc.matcher_matches(matcher, t)]
+        if missed:
+            return f"misses {', '.join(missed)}: lookups' results never reach the hook"
+        if hc.matcher_matches(matcher, "Read") or hc.matcher_matches(matcher, "TaskOutput"):
+            return (
+                "starts an interpreter after every such call; the hook reads only Bash "
+                "and graphify MCP results"
+            )
+    elif event == "SessionStart" and not hc.matcher_matches(matcher, "startup"):
+        return _SKIPS_STARTUP
+    return None
 
 
 def _duplicates(sites: list[Site]) -> Iterator[Violation]:
