@@ -67,6 +67,20 @@ def _load(module: str) -> Any:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Every command's output goes through :mod:`mishkan_core.terminal`: the
+    repository's text (hook commands, session ids, file names, diffs) never
+    reaches the terminal as control sequences."""
+    from mishkan_core.terminal import EscapingStream
+
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = EscapingStream(out), EscapingStream(err)
+    try:
+        return _dispatch(argv)
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     chosen = next((arg for arg in argv if not arg.startswith("-")), "")
     parser = build_parser(only=chosen)
