@@ -107,7 +107,7 @@ def _trigger(harness: Harness) -> Iterator[Violation]:
             RULE,
             f"{shown}/{name}",
             "graphify's hook is not executable: git skips it",
-            fix=f"chmod +x {hooks.directory / name}",
+            fix=f"chmod +x {shlex.quote(str(hooks.directory / name))}",
         )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -460,7 +461,7 @@ def _compiled_for(
             "hook-interpreter",
             f"interpreter is Python {version[0]}.{version[1]} but install compiled "
             f"{compiled} in {harness.label(cache)}: the hook is compiled on every call",
-            _install(f"--python {program}"),
+            _install(f"--python {shlex.quote(program)}"),
         )
 
 
