@@ -110,11 +110,22 @@ class Python:
     cache_tag: str  # "cpython-311": names the .pyc
 
 
-def _probe(python: str, cwd: Path) -> tuple[str, tuple[int, int], str]:
+def _outside_any_project() -> str:
+    """Where an interpreter is probed: the user's home (their own global
+    version files), never the project. A shim (pyenv, asdf, mise) picks what
+    it runs from the version files of its working directory and its parents,
+    and mise's ``path:`` versions can name a file in the clone itself: run
+    in the clone, the clone would choose the interpreter registered to run at
+    every tool call."""
+    home = os.path.expanduser("~")
+    return home if os.path.isabs(home) and os.path.isdir(home) else os.sep
+
+
+def _probe(python: str) -> tuple[str, tuple[int, int], str]:
     try:
         proc = subprocess.run(
             [python, "-I", "-S", "-c", PROBE_CODE],
-            cwd=str(cwd),
+            cwd=_outside_any_project(),
             capture_output=True,
             text=True,
             timeout=60,
@@ -130,13 +141,14 @@ def _probe(python: str, cwd: Path) -> tuple[str, tuple[int, int], str]:
     return lines[0], (major, minor), lines[2]
 
 
-def resolve_python(explicit: str | None, project: Path) -> tuple[Python, list[str]]:
+def resolve_python(explicit: str | None) -> tuple[Python, list[str]]:
     """The absolute interpreter to register, and notes for the user.
 
     Default: ``os.path.realpath(sys.executable)``, refused if it is a shim.
     ``--python``: taken as given (made absolute, found on PATH if bare); a
-    shim is resolved to the interpreter it runs *in the project directory*,
-    which is the one Claude Code would have got, and that path is registered.
+    shim is resolved to the interpreter it runs *outside the project* (from
+    the user's home: :func:`_outside_any_project`), and that path is
+    registered, so a clone's version files never choose it.
     """
     notes: list[str] = []
     if explicit is None:
@@ -160,10 +172,13 @@ def resolve_python(explicit: str | None, project: Path) -> tuple[Python, list[st
         if not os.path.isfile(python) or not os.access(python, os.X_OK):
             raise InstallError(f"--python {explicit}: not an executable file")
         if is_shim(python):
-            real, _version, _tag = _probe(python, project)
-            notes.append(f"{python} is a shim; registering the interpreter it runs here: {real}")
+            real, _version, _tag = _probe(python)
+            notes.append(
+                f"{python} is a shim; registering the interpreter it runs outside the project "
+                f"(the project's version files do not choose it): {real}"
+            )
             python = real
-    _real, version, tag = _probe(python, project)
+    _real, version, tag = _probe(python)
     if version < MIN_PYTHON:
         raise InstallError(
             f"{python} is Python {version[0]}.{version[1]}; the hook needs 3.9 or newer"
@@ -655,7 +670,7 @@ def _write_module(
 def _install(plan: Plan, args: argparse.Namespace) -> int:
     sources = {module: source_of(module) for module in MODULES}
     source_bytes = {module: path.read_bytes() for module, path in sources.items()}
-    python, notes = resolve_python(args.python, plan.project)
+    python, notes = resolve_python(args.python)
     manifest = _read_manifest(plan)
     settings = _read_settings(plan)
     agents = _read_agents(plan, args.scope)
