@@ -328,20 +328,20 @@ def _unnest(top: Path) -> None:
 
 def test_1100_nested_directories_are_walked_not_crashed(world: Path) -> None:
     """Issue 22 #3: RecursionError in pathlib's rglob (routing check's agents)
-    and in ingest-lint's own walk, exit 1, which CI reads as findings."""
-    p = world / "p"
-    _nest(p / ".claude" / "agents", 1100, "helper.md", "---\nname: helper\n---\n")
-    _nest(p / "docs", 1100, "note.md", "---\nmishkan: ingest\nkind: note\n---\n# a note\n")
+    and in ingest-lint's own walk, exit 1, which CI reads as findings. One
+    tree for both (it is slow to build and to remove): an agent file that is
+    also an ingest artifact, 1,100 directories down."""
+    agents = world / "p" / ".claude" / "agents"
+    _nest(agents, 1100, "helper.md", "---\nname: helper\nmishkan: ingest\nkind: note\n---\n# x\n")
     try:
-        done = mishkan(world, "routing", "check", "--project", str(p))
+        done = mishkan(world, "routing", "check", "--project", str(world / "p"))
         assert done.code == 1 and "Traceback" not in done.stderr, done.stderr
         assert re.search(r"routing check: \d+ finding\(s\)", done.stderr)
-        done = mishkan(world, "ingest-lint", str(p / "docs"))
+        done = mishkan(world, "ingest-lint", str(agents))
         assert done.code == 0 and "Traceback" not in done.stderr, done.stderr
         assert "(1 artifact(s) checked" in done.stdout
     finally:
-        _unnest(p / ".claude" / "agents")
-        _unnest(p / "docs")
+        _unnest(agents)
 
 
 @pytest.mark.parametrize(
