@@ -18,6 +18,7 @@ import email.parser
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -47,11 +48,27 @@ def _run(argv: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
     return done
 
 
+def _source_tree(dest: Path) -> Path:
+    """The checkout as git sees it (tracked and new files, nothing ignored),
+    copied: the build never writes into the worktree, where tox may be
+    building its own wheel at the same time."""
+    files = _run(["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others",
+                  "--exclude-standard"]).stdout.split("\0")  # fmt: skip
+    for rel in filter(None, files):
+        source = REPO / rel
+        if source.is_file():
+            target = dest / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return dest
+
+
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")
+    source = _source_tree(tmp_path_factory.mktemp("source"))
     env = {**os.environ, "PIP_CONSTRAINT": str(CONSTRAINTS)}
-    _run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)], env=env)
+    _run([sys.executable, "-m", "build", "--outdir", str(out), str(source)], env=env)
     (sdist,) = out.glob("*.tar.gz")
     (wheel,) = out.glob("*.whl")
     return {"sdist": sdist, "wheel": wheel}
