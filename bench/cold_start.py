@@ -189,13 +189,29 @@ def count_self_disables(fixture: sc.Fixture) -> int:
     return n
 
 
-def compile_hook(interp: _env.Interpreter, hooks_dir: Path) -> None:
+#: the .pyc kinds `mishkan install` writes: timestamp for a project, checked
+#: hash for a plugin (the CLI's plugin cache copy resets mtimes)
+PYC_MODES = {"timestamp": "TIMESTAMP", "checked-hash": "CHECKED_HASH"}
+
+
+def compile_hook(interp: _env.Interpreter, hooks_dir: Path, pyc: str = "timestamp") -> None:
     """Precompile the hook (and its index builder, when there is one) for
-    ``interp``, as `mishkan install` would."""
-    code = "import py_compile,sys;[py_compile.compile(f,doraise=True) for f in sys.argv[1:]]"
+    ``interp``, as `mishkan install` would (``pyc``: a key of :data:`PYC_MODES`)."""
+    code = (
+        "import py_compile,sys;m=py_compile.PycInvalidationMode[sys.argv[1]];"
+        "[py_compile.compile(f,doraise=True,invalidation_mode=m) for f in sys.argv[2:]]"
+    )
     sources = [hooks_dir / name for name in (HOOK_FILE, BUILDER_FILE)]
     subprocess.run(
-        [interp.path, "-I", "-S", "-c", code, *(str(p) for p in sources if p.is_file())],
+        [
+            interp.path,
+            "-I",
+            "-S",
+            "-c",
+            code,
+            PYC_MODES[pyc],
+            *(str(p) for p in sources if p.is_file()),
+        ],
         check=True,
         capture_output=True,
     )
@@ -355,6 +371,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--install-peers", action="store_true", help="create missing peer virtualenvs")
     p.add_argument("--workdir", default="", help="where to build fixtures (default: a temp dir)")
     p.add_argument("--keep", action="store_true", help="keep the fixtures")
+    p.add_argument(
+        "--pyc",
+        choices=sorted(PYC_MODES),
+        default="timestamp",
+        help="the hook's .pyc: timestamp (install's --scope project, the default) or "
+        "checked-hash (--scope plugin)",
+    )
     p.add_argument("--big-graph-mb", type=float, default=50.0, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -410,7 +433,7 @@ def main(argv: list[str] | None = None) -> int:
         notes["fixtures"] = {n: f.notes for n, f in fixtures.items() if f.notes}
         for interp in pythons:
             try:
-                compile_hook(interp, hooks_dir)
+                compile_hook(interp, hooks_dir, args.pyc)
             except subprocess.CalledProcessError as e:
                 print(
                     f"bench: the hook does not compile on {interp.path}: {e.stderr!r}",
@@ -461,6 +484,7 @@ def main(argv: list[str] | None = None) -> int:
         "import_registration": f"python -I -S -c '{IMPORT_SNIPPET}' <hooks dir>",
         "script_registration": "python -I -S <hooks dir>/graphify_nudge.py",
         "bare": "python -I -S -c pass",
+        "pyc": args.pyc,
         "naive": "python -I -S bench/naive_hook.py",
         "graphify": "graphify hook-guard read|search (console script of the pinned graphifyy)",
         "budget_ms": args.max_ms,

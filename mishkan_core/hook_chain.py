@@ -189,13 +189,23 @@ def shape_problem(doc: Any) -> str | None:
 # -- the registered command --------------------------------------------------
 
 _PROJECT_VAR = re.compile(r"\$(\{CLAUDE_PROJECT_DIR\}|CLAUDE_PROJECT_DIR\b)")
+#: in a plugin's hooks/hooks.json, the plugin's directory (the CLI exports it
+#: to the hook's shell; CLI 2.1.197 replaces the text itself only for PowerShell)
+_PLUGIN_VAR = re.compile(r"\$(\{CLAUDE_PLUGIN_ROOT\}|CLAUDE_PLUGIN_ROOT\b)")
+#: how a registered command names the directory its hooks dir is relative to
+PROJECT_DIR_REF = "$CLAUDE_PROJECT_DIR"
+PLUGIN_ROOT_REF = "${CLAUDE_PLUGIN_ROOT}"
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_SPECIAL = re.compile(r'(["\\$`])')
 
 
-def hook_command(python: str, hooks_dir: Path, project: Path, mode: str) -> str:
+def hook_command(
+    python: str, hooks_dir: Path, project: Path, mode: str, root_ref: str = PROJECT_DIR_REF
+) -> str:
     """The command install registers. A hooks dir inside the project is written
-    relative to ``$CLAUDE_PROJECT_DIR``, so the settings travel with the repo."""
+    relative to ``$CLAUDE_PROJECT_DIR``, so the settings travel with the repo;
+    a plugin's (``project`` is then the plugin) relative to ``root_ref``
+    :data:`PLUGIN_ROOT_REF`, so the plugin works wherever the CLI copies it."""
     try:
         rel = hooks_dir.relative_to(project)
     except ValueError:
@@ -203,7 +213,7 @@ def hook_command(python: str, hooks_dir: Path, project: Path, mode: str) -> str:
     else:
         text = rel.as_posix()
         escaped = _SHELL_SPECIAL.sub(r"\\\1", text)
-        where = f'"$CLAUDE_PROJECT_DIR/{escaped}"' if text != "." else '"$CLAUDE_PROJECT_DIR"'
+        where = f'"{root_ref}/{escaped}"' if text != "." else f'"{root_ref}"'
     return f"{shlex.quote(python)} -I -S -c '{IMPORT_CODE}' {where} --mode={mode}"
 
 
@@ -258,9 +268,17 @@ def parse_command(text: str) -> Command:
     return Command(text, program, "other", None, None, mode, isolated)
 
 
-def expand(word: str, project: Path) -> str:
-    """``$CLAUDE_PROJECT_DIR`` and ``~`` as the hook's shell would expand them."""
+def expand(word: str, project: Path, plugin_root: Path | None = None) -> str:
+    """``$CLAUDE_PROJECT_DIR``, ``~`` and, for a plugin's hook,
+    ``${CLAUDE_PLUGIN_ROOT}`` as the hook's shell would expand them."""
+    if plugin_root is not None:
+        word = _PLUGIN_VAR.sub(lambda _m: str(plugin_root), word)
     return os.path.expanduser(_PROJECT_VAR.sub(lambda _m: str(project), word))
+
+
+def names_plugin_root(command: str) -> bool:
+    """The command uses ``${CLAUDE_PLUGIN_ROOT}``, which only a plugin's hooks have."""
+    return _PLUGIN_VAR.search(command) is not None
 
 
 def is_shim(path: str) -> bool:

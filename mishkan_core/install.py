@@ -75,14 +75,18 @@ from mishkan_core.hook_chain import BUILDER_MODULE, ENV_KEY, HOOK_MODULE, is_shi
 from mishkan_core.safe_files import Directory, LimitExceeded, UnsafeFile
 
 DEFAULT_HOOKS_DIR = "payload/mishkan/hooks"
-SCOPES = ("project", "agents")
+#: a plugin's hooks live in ``<plugin>/hooks/``, next to the ``hooks.json`` the CLI reads
+PLUGIN_HOOKS_DIR = "hooks"
+PLUGIN_MANIFEST = (".claude-plugin", "plugin.json")
+SCOPES = ("project", "agents", "plugin")
 BACKUP_SUFFIX = ".mishkan-backup"
 MANIFEST = (".mishkan", "install.json")
 GITIGNORE_LINES = (".graphify/", ".mishkan/")
 #: every line install may add (and so remove): the link's only with the link
 GITIGNORE_ALL = (*GITIGNORE_LINES, graph_refresh.LINK_IGNORE)
 COMPILE_CODE = (
-    "import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)"
+    "import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True, "
+    "invalidation_mode=py_compile.PycInvalidationMode[sys.argv[3]])"
 )
 PROBE_CODE = (
     "import os,sys;print(os.path.realpath(sys.executable));"
@@ -92,7 +96,35 @@ MIN_PYTHON = (3, 9)
 #: the modules install copies into the hooks dir and precompiles: the hook,
 #: and the index builder the hook spawns from its own directory
 MODULES = (HOOK_MODULE, BUILDER_MODULE)
-PYC_HEADER = 16  # magic, flags, source mtime, source size (PEP 552)
+PYC_HEADER = 16  # magic, flags, source mtime and size, or the source's hash (PEP 552)
+
+
+@dataclass(frozen=True)
+class Registration:
+    """The JSON file that carries the registration: the project's
+    ``.claude/settings.json``, or a plugin's ``hooks/hooks.json`` (the same
+    ``hooks`` mapping, which the CLI reads from every loaded plugin)."""
+
+    scope: str  # the FileChange scope of the file: "project" or "plugin"
+    parts: tuple[str, ...]  # its directory, under the Plan's root
+    name: str
+
+    @property
+    def label(self) -> str:
+        return "/".join((*self.parts, self.name))
+
+    @property
+    def backup(self) -> str:
+        """Its pre-install copy, beside it."""
+        return self.name + BACKUP_SUFFIX
+
+    @property
+    def backup_label(self) -> str:
+        return "/".join((*self.parts, self.backup))
+
+
+SETTINGS = Registration("project", (".claude",), "settings.json")
+PLUGIN_HOOKS = Registration("plugin", (PLUGIN_HOOKS_DIR,), "hooks.json")
 
 
 class InstallError(Exception):
@@ -200,17 +232,26 @@ def source_of(module: str = HOOK_MODULE) -> Path:
     return Path(spec.origin)
 
 
-def compile_pyc(python: Python, module: str, source: bytes, mtime_ns: int) -> bytes:
+def compile_pyc(
+    python: Python, module: str, source: bytes, mtime_ns: int, hashed: bool = False
+) -> bytes:
     """The ``.pyc`` the target interpreter makes of ``source`` (as if it had
     mtime ``mtime_ns``), built in a private temporary directory: py_compile
-    follows links, so it never writes into the project itself."""
+    follows links, so it never writes into the project itself.
+
+    ``hashed``: a checked-hash ``.pyc`` (PEP 552), valid while the source's
+    bytes are, whatever its mtime. A plugin needs it: ``claude plugin install``
+    copies the plugin into its cache without keeping mtimes (measured with CLI
+    2.1.197), and a git checkout sets them too, so a timestamp ``.pyc`` would
+    be stale on every machine the plugin reaches."""
+    mode = "CHECKED_HASH" if hashed else "TIMESTAMP"
     with tempfile.TemporaryDirectory(prefix="mishkan-install-") as tmp:
         src = Path(tmp) / f"{module}.py"
         out = Path(tmp) / "out.pyc"
         src.write_bytes(source)
         os.utime(src, ns=(mtime_ns, mtime_ns))
         proc = subprocess.run(
-            [python.path, "-I", "-S", "-c", COMPILE_CODE, str(src), str(out)],
+            [python.path, "-I", "-S", "-c", COMPILE_CODE, str(src), str(out), mode],
             capture_output=True,
             text=True,
             timeout=120,
@@ -254,12 +295,17 @@ class FileChange:
 
 @dataclass
 class Plan:
-    project: Path
+    project: Path  # the project; with --scope plugin, the plugin's directory
     root: Directory  # the project, opened without following links
     hooks_dir: Path
     hooks_base: Directory  # the hooks dir's anchor
     hooks_parts: tuple[str, ...]
     notes: list[str] = field(default_factory=list)
+    registration: Registration = SETTINGS
+
+    @property
+    def plugin(self) -> bool:
+        return self.registration is PLUGIN_HOOKS
 
     def rel(self, path: Path) -> str:
         try:
@@ -280,22 +326,67 @@ class Plan:
             self.hooks_base.close()
 
 
-def _in_claude_dir(
+def _in_registration_dir(
     plan: Plan, scope: str, name: str, old: bytes | None, new: bytes | None
 ) -> FileChange:
-    """A change to a file in the project's ``.claude/``."""
-    return FileChange(scope, f".claude/{name}", (".claude",), name, plan.root, old, new)
+    """A change to a file beside the registration (``.claude/``, or a plugin's ``hooks/``)."""
+    parts = plan.registration.parts
+    return FileChange(scope, "/".join((*parts, name)), parts, name, plan.root, old, new)
 
 
 def _plan(args: argparse.Namespace) -> Plan:
+    plugin_dir = getattr(args, "plugin_dir", None)
+    scope = getattr(args, "scope", None) or ("plugin" if plugin_dir is not None else "project")
+    if scope == "plugin":
+        return _plugin_plan(args, plugin_dir)
+    if plugin_dir is not None:
+        raise InstallError(f"--plugin-dir goes with --scope plugin, not --scope {scope}")
+    args.scope = scope
     project = Path(os.path.abspath(args.project))
     if not project.is_dir():
         raise InstallError(f"--project {args.project}: not a directory")
     project = Path(os.path.realpath(project))
     root = Directory.anchor(project)
-    hooks_dir = Path(os.path.normpath(project / Path(args.hooks_dir).expanduser()))
+    where = Path(args.hooks_dir or DEFAULT_HOOKS_DIR).expanduser()
+    hooks_dir = Path(os.path.normpath(project / where))
     base, parts = safe_files.locate(project, root, hooks_dir)
     return Plan(project, root, hooks_dir, base, parts)
+
+
+def _plugin_plan(args: argparse.Namespace, plugin_dir: Path | None) -> Plan:
+    """``--scope plugin``: everything happens inside the plugin's directory,
+    which is the Plan's root. The hooks directory must be inside it (it ships
+    with the plugin and is registered as ``${CLAUDE_PLUGIN_ROOT}/...``)."""
+    if plugin_dir is None:
+        raise InstallError("--scope plugin needs --plugin-dir DIR (the plugin's root directory)")
+    args.scope = "plugin"
+    plugin = Path(os.path.abspath(plugin_dir))
+    if not plugin.is_dir():
+        raise InstallError(f"--plugin-dir {plugin_dir}: not a directory")
+    plugin = Path(os.path.realpath(plugin))
+    root = Directory.anchor(plugin)
+    try:
+        manifest = root.find(PLUGIN_MANIFEST[:-1])
+        found = manifest is not None and manifest.lstat(PLUGIN_MANIFEST[-1]) is not None
+        if manifest is not None:
+            manifest.close()
+        if not found:
+            raise InstallError(
+                f"--plugin-dir {plugin_dir}: not a Claude Code plugin, no "
+                f"{'/'.join(PLUGIN_MANIFEST)} (the CLI and `claude plugin validate` need one)"
+            )
+        hooks_dir = Path(os.path.normpath(plugin / (args.hooks_dir or PLUGIN_HOOKS_DIR)))
+        try:
+            parts = hooks_dir.relative_to(plugin).parts
+        except ValueError:
+            raise InstallError(
+                f"--hooks-dir {args.hooks_dir}: outside the plugin {plugin}; a plugin's hooks "
+                "ship inside it"
+            ) from None
+    except BaseException:
+        root.close()
+        raise
+    return Plan(plugin, root, hooks_dir, root, parts, registration=PLUGIN_HOOKS)
 
 
 # -- the manifest: what install wrote, so uninstall removes only that ---------
@@ -361,7 +452,7 @@ def _parse_settings(data: bytes, label: str) -> tuple[dict[str, Any], json_text.
 
 
 def _settings_events(scope: str) -> tuple[str, ...]:
-    return hook_chain.EVENTS if scope == "project" else ("SessionStart",)
+    return ("SessionStart",) if scope == "agents" else hook_chain.EVENTS
 
 
 def _installed_mode(hooks_maps: list[Any], env: Any) -> str | None:
@@ -439,14 +530,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--scope",
         choices=SCOPES,
-        default="project",
-        help="register in .claude/settings.json (project, default) or in the five agents' "
-        "frontmatter (agents; SessionStart stays in settings)",
+        help="register in .claude/settings.json (project, default), in the five agents' "
+        "frontmatter (agents; SessionStart stays in settings), or in a plugin's "
+        "hooks/hooks.json (plugin, with --plugin-dir)",
+    )
+    parser.add_argument(
+        "--plugin-dir",
+        type=Path,
+        metavar="DIR",
+        help="with --scope plugin: the plugin's root (the directory holding "
+        ".claude-plugin/plugin.json); --project is then not used",
     )
     parser.add_argument(
         "--hooks-dir",
-        default=DEFAULT_HOOKS_DIR,
-        help=f"where the hook file goes, relative to the project (default {DEFAULT_HOOKS_DIR})",
+        help=f"where the hook file goes, relative to the project (default {DEFAULT_HOOKS_DIR}) "
+        f"or to the plugin (default {PLUGIN_HOOKS_DIR})",
     )
     parser.add_argument(
         "--mode",
@@ -510,10 +608,6 @@ def _apply(plan: Plan, changes: list[FileChange]) -> None:
             where.write(change.name, change.new, change.mode)
 
 
-SETTINGS_LABEL = ".claude/settings.json"
-BACKUP_NAME = "settings.json" + BACKUP_SUFFIX
-
-
 @dataclass
 class _Settings:
     """The project's settings file as found: bytes, document, style, backup."""
@@ -525,11 +619,11 @@ class _Settings:
 
 
 def _read_settings(plan: Plan) -> _Settings:
-    old = plan.read(plan.root, (".claude",), "settings.json")
-    doc, style = (
-        _parse_settings(old, SETTINGS_LABEL) if old is not None else ({}, json_text.Style())
-    )
-    return _Settings(old, doc, style, plan.read(plan.root, (".claude",), BACKUP_NAME))
+    """The registration file (settings, or the plugin's hooks.json) and its backup."""
+    reg = plan.registration
+    old = plan.read(plan.root, reg.parts, reg.name)
+    doc, style = _parse_settings(old, reg.label) if old is not None else ({}, json_text.Style())
+    return _Settings(old, doc, style, plan.read(plan.root, reg.parts, reg.backup))
 
 
 def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
@@ -566,10 +660,11 @@ def _settings_changes(
 ) -> list[FileChange]:
     """The settings file with our registration, and the backup before the first change."""
     doc = settings.doc
+    reg = plan.registration
     new_doc = hook_chain.install_doc(doc, command, _settings_events(scope))
     if ENV_KEY in (doc.get("env") or {}):
         notes.append(
-            f"removed env.{ENV_KEY}={doc['env'][ENV_KEY]!r} from {SETTINGS_LABEL}: settings "
+            f"removed env.{ENV_KEY}={doc['env'][ENV_KEY]!r} from {reg.label}: settings "
             "env overrides the user's exported off switch; the mode is now --mode= on the command"
         )
     old = settings.old
@@ -580,8 +675,8 @@ def _settings_changes(
     )
     changes = []
     if old is not None and new != old and (not hook_chain.has_ours(doc) or settings.backup is None):
-        changes.append(_in_claude_dir(plan, "backup", BACKUP_NAME, settings.backup, old))
-    changes.append(_in_claude_dir(plan, "project", "settings.json", old, new))
+        changes.append(_in_registration_dir(plan, "backup", reg.backup, settings.backup, old))
+    changes.append(_in_registration_dir(plan, reg.scope, reg.name, old, new))
     return changes
 
 
@@ -652,10 +747,10 @@ def _write_module(
             hooks.write(name, source_bytes, 0o644)
             print(f"copied {source} -> {target}")
         info = os.stat(name, dir_fd=hooks.fd, follow_symlinks=False)
-        pyc = compile_pyc(python, module, source_bytes, info.st_mtime_ns)
+        pyc = compile_pyc(python, module, source_bytes, info.st_mtime_ns, hashed=plan.plugin)
         with hooks.walk(("__pycache__",), create=True) as cache:
             # The import system trusts a .pyc whose 16-byte header (magic,
-            # flags, source mtime and size) matches; the body of two compiles
+            # flags, source mtime and size, or source hash) matches; the body of two compiles
             # of one source can differ (frozenset order under -I's random hash
             # seed), so only the header decides, and a second install writes nothing.
             existing = cache.read(pyc_name(python, module))
@@ -673,7 +768,8 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     python, notes = resolve_python(args.python)
     manifest = _read_manifest(plan)
     settings = _read_settings(plan)
-    agents = _read_agents(plan, args.scope)
+    # a plugin's own agents ignore frontmatter hooks, and the project's are not the plugin's
+    agents = {} if plan.plugin else _read_agents(plan, args.scope)
     mode = (
         args.mode
         or _installed_mode(
@@ -682,7 +778,13 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         )
         or "telemetry"
     )
-    command = hook_chain.hook_command(python.path, plan.hooks_dir, plan.project, mode)
+    command = hook_chain.hook_command(
+        python.path,
+        plan.hooks_dir,
+        plan.project,
+        mode,
+        hook_chain.PLUGIN_ROOT_REF if plan.plugin else hook_chain.PROJECT_DIR_REF,
+    )
     new_manifest: dict[str, Any] = {
         "v": 1,
         "files": dict(manifest.get("files") or {}),
@@ -690,10 +792,11 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         "gitignore": dict(manifest.get("gitignore") or {}),
         "layout": dict(manifest.get("layout") or {}),
     }
-    layout = _layout_step(plan)
+    layout = None if plan.plugin else _layout_step(plan)
     changes = _settings_changes(plan, settings, command, args.scope, notes)
     changes += _agent_changes(plan, agents, command, args.scope, new_manifest["agents"])
-    changes.append(_gitignore_change(plan, new_manifest["gitignore"], layout.linked))
+    if layout is not None:  # the graph is the project's; a plugin has none
+        changes.append(_gitignore_change(plan, new_manifest["gitignore"], layout.linked))
     _preflight(plan, python, changes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -707,19 +810,21 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
             print(f"would compile {target} with {python.path}", file=sys.stderr)
         _show(changes)
         if not any(c.changed for c in changes):
-            print(f"{SETTINGS_LABEL}: already up to date", file=sys.stderr)
-        _print_layout(plan, layout, done=False)
-        _print_refresh(plan, sys.stderr, layout.planned())
+            print(f"{plan.registration.label}: already up to date", file=sys.stderr)
+        if layout is not None:
+            _print_layout(plan, layout, done=False)
+            _print_refresh(plan, sys.stderr, layout.planned())
         return 0
 
-    _apply_layout(plan, layout, new_manifest["layout"])  # first: a race here writes nothing else
+    if layout is not None:  # first: a race here writes nothing else
+        _apply_layout(plan, layout, new_manifest["layout"])
     for module, source in sources.items():
         pyc = _write_module(plan, python, module, source, source_bytes[module])
         copied = plan.rel(plan.hooks_dir / f"{module}.py")
         cached = plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python, module))
         new_manifest["files"].update({copied: _sha(source_bytes[module]), cached: _sha(pyc)})
     if any(c.scope == "backup" and c.changed for c in changes):
-        print(f"saved the previous settings as .claude/{BACKUP_NAME}")
+        print(f"saved the previous {plan.registration.name} as {plan.registration.backup_label}")
     _apply(plan, changes)
     if _manifest_bytes(new_manifest) != _manifest_bytes(manifest):
         with plan.root.walk(MANIFEST[:-1], create=True) as where:
@@ -727,15 +832,31 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     for change in changes:
         if change.scope != "backup" and change.changed:
             print(f"updated {change.label}: {_what(change, args.scope, mode)}")
-        elif change.scope == "project":
+        elif change.scope == plan.registration.scope:
             print(f"{change.label}: already up to date")
+    if layout is None:
+        _print_plugin(plan, python)
+        return 0
     _print_layout(plan, layout, done=True)
     _print_refresh(plan, sys.stdout, layout.planned())
     return 0
 
 
+def _print_plugin(plan: Plan, python: Python) -> None:
+    """What a plugin author does next: check it, load it, ship it."""
+    where = shlex.quote(str(plan.project))
+    print(
+        f"plugin: check it with `claude plugin validate {where}`; load it for one session "
+        f"with `claude --plugin-dir {where}`, or publish it in a marketplace"
+    )
+    print(
+        f"plugin: the hooks run {python.path} on every machine that installs the plugin; "
+        "pass --python with a path that exists there (e.g. /usr/bin/python3) before you publish"
+    )
+
+
 def _what(change: FileChange, scope: str, mode: str) -> str:
-    if change.scope == "project":
+    if change.scope in (SETTINGS.scope, PLUGIN_HOOKS.scope):
         return f"{', '.join(_settings_events(scope))} (--mode={mode})"
     if change.scope == "gitignore":
         before = set((change.old or b"").decode("utf-8", "surrogateescape").splitlines())
@@ -934,11 +1055,12 @@ def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], b
     """The settings without our entries: the backup's bytes when nothing else
     changed since install (then True), else the entries edited out."""
     settings = _read_settings(plan)
+    reg = plan.registration
     old, doc, style, backup = settings.old, settings.doc, settings.style, settings.backup
     original: dict[str, Any] | None = None
     if backup is not None:
         try:
-            original = _parse_settings(backup, f".claude/{BACKUP_NAME}")[0]
+            original = _parse_settings(backup, reg.backup_label)[0]
         except InstallError:
             original = None
     new: bytes | None = old
@@ -958,13 +1080,12 @@ def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], b
             new = None  # install created the file; nothing else is in it
         else:
             new = json_text.render(old, doc, new_doc, style)
-    changes = [_in_claude_dir(plan, "project", "settings.json", old, new)]
+    changes = [_in_registration_dir(plan, reg.scope, reg.name, old, new)]
     if backup is not None and (exact or not ours_before):
-        changes.append(_in_claude_dir(plan, "backup", BACKUP_NAME, backup, None))
+        changes.append(_in_registration_dir(plan, "backup", reg.backup, backup, None))
     elif backup is not None and old is not None and new != old:
         notes.append(
-            f"{SETTINGS_LABEL} changed since install; the pre-install copy stays at "
-            f".claude/{BACKUP_NAME}"
+            f"{reg.label} changed since install; the pre-install copy stays at {reg.backup_label}"
         )
     return changes, exact
 
@@ -1052,44 +1173,48 @@ def _removals(
 def _uninstall(plan: Plan, dry_run: bool) -> int:
     manifest = _read_manifest(plan)
     notes: list[str] = []
+    reg = plan.registration
     changes, exact = _settings_removal(plan, notes)
-    changes += _agent_removals(plan, manifest.get("agents") or {}, notes)
-    changes += _gitignore_removal(plan, manifest.get("gitignore") or {})
+    if not plan.plugin:  # a plugin install writes no agent file, .gitignore or graph layout
+        changes += _agent_removals(plan, manifest.get("agents") or {}, notes)
+        changes += _gitignore_removal(plan, manifest.get("gitignore") or {})
     removals = _hook_removals(plan, manifest.get("files") or {}, notes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     if dry_run:
         for change in removals:
             print(f"would remove {change.label}", file=sys.stderr)
-        _layout_removal(plan, manifest.get("layout") or {}, dry_run=True)
+        if not plan.plugin:
+            _layout_removal(plan, manifest.get("layout") or {}, dry_run=True)
         _show(changes)
         if not any(c.changed for c in changes):
-            print(f"{SETTINGS_LABEL}: nothing to remove", file=sys.stderr)
+            print(f"{reg.label}: nothing to remove", file=sys.stderr)
         return 0
 
     for change in removals:
         _apply(plan, [change])
         print(f"removed {change.label}")
     _remove_empty(plan.hooks_base, (*plan.hooks_parts, "__pycache__"))
-    _layout_removal(plan, manifest.get("layout") or {}, dry_run=False)
+    if not plan.plugin:
+        _layout_removal(plan, manifest.get("layout") or {}, dry_run=False)
     _apply(plan, changes)
     for change in changes:
         if not change.changed or change.scope == "backup":
             continue
         if change.new is None:
             print(f"removed {change.label} (install had created it)")
-        elif change.scope == "project":
+        elif change.scope == reg.scope:
             how = "restored byte for byte" if exact else "removed the graphify-nudge entries"
             print(f"updated {change.label}: {how}")
         else:
             print(f"updated {change.label}: removed what install added")
     if not changes[0].changed:
-        print(f"{SETTINGS_LABEL}: nothing to remove")
+        print(f"{reg.label}: nothing to remove")
     if manifest or plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1]) is not None:
         with plan.root.walk(MANIFEST[:-1]) as where:
             where.unlink(MANIFEST[-1])
     _remove_empty(plan.root, MANIFEST[:-1])
-    _remove_empty(plan.root, (".claude",))
+    _remove_empty(plan.root, reg.parts)
     return 0
 
 

@@ -66,6 +66,15 @@ LINT_TIMEOUT = 120.0
 MAX_SESSION_ROWS = 30
 #: above this share of triggers on a stale or absent graph, fix freshness first
 FRESHNESS_FLOOR = 0.2
+#: the front matter line `mishkan metrics --trend` reads the sprint's figures
+#: back from: one JSON object (a YAML flow mapping), counts only
+FIGURES_KEY = "figures"
+FIGURES_VERSION = 1
+FIGURE_FIELDS = ("nudges", "nudges_respected", "triggers", "triggers_consulted")
+MAX_FIGURE_AGENTS = 32
+#: reading reports back: bytes per report, and .md files looked at per directory
+REPORT_LIMIT = 1 << 20
+MAX_REPORT_FILES = 2000
 _ISO_WEEK = re.compile(r"(\d{4})-W(\d{2})")
 
 
@@ -192,28 +201,58 @@ def _instant(value: str | None, *, end: bool) -> str | None:
 def previous_until(report_dir: Path) -> str | None:
     """The latest ``until`` of the sprint-close reports already in ``report_dir``."""
     latest: tuple[float, str] | None = None
-    try:
-        with Directory.anchor(report_dir) as reports:
-            for name in reports.names():
-                front = _front_of(reports, name) if name.endswith(".md") else {}
-                if front.get("generator") != GENERATOR or "until" not in front:
-                    continue
-                moment = _seconds(front["until"])
-                if moment is not None and (latest is None or moment > latest[0]):
-                    latest = (moment, front["until"])
-    except OSError:
-        return None
+    for report in read_reports(report_dir):
+        until = report.front.get("until")
+        moment = _seconds(until) if until else None
+        if until and moment is not None and (latest is None or moment > latest[0]):
+            latest = (moment, until)
     return None if latest is None else latest[1]
 
 
-def _front_of(directory: Directory, name: str) -> dict[str, str]:
-    """The front matter of ``name`` when it is a small regular file, else ``{}``
-    (a link, a FIFO or a huge file is never read through)."""
+@dataclass
+class Report:
+    """A sprint-close report read back: its file name, front matter and text."""
+
+    name: str
+    front: dict[str, str]
+    text: str
+
+
+def read_reports(report_dir: Path) -> list[Report]:
+    """The reports an earlier sprint-close wrote in ``report_dir`` (front
+    matter ``generator: mishkan sprint-close``), in file-name order. The
+    directory is the project's, so a clone shapes it: a link, a FIFO or a file
+    over :data:`REPORT_LIMIT` is never read through, and at most
+    :data:`MAX_REPORT_FILES` ``.md`` files are opened. A missing or unreadable
+    directory has none."""
+    found: list[Report] = []
     try:
-        head = directory.read(name, limit=1 << 16)
+        with Directory.anchor(report_dir) as reports:
+            names = [name for name in reports.names() if name.endswith(".md")]
+            for name in names[:MAX_REPORT_FILES]:
+                try:
+                    data = reports.read(name, limit=REPORT_LIMIT)
+                except OSError:
+                    continue
+                text = (data or b"").decode("utf-8", "replace")
+                front = front_matter(text)
+                if front.get("generator") == GENERATOR:
+                    found.append(Report(name, front, text))
     except OSError:
-        return {}
-    return front_matter(head.decode("utf-8", "replace")) if head else {}
+        return found
+    return found
+
+
+def figures_line(report: Mapping[str, Any]) -> str:
+    """The sprint's counts as one JSON object, for the front matter: the two
+    ratios' numerators and denominators, in total and per agent."""
+    agents = sorted(report["per_agent"].items())[:MAX_FIGURE_AGENTS]
+    doc = {
+        "v": FIGURES_VERSION,
+        **{key: report[key] for key in FIGURE_FIELDS},
+        "per_agent": {name: {key: fig[key] for key in FIGURE_FIELDS} for name, fig in agents},
+    }
+    return json.dumps(doc, ensure_ascii=True)
 
 
 def _seconds(text: str) -> float | None:
@@ -507,6 +546,7 @@ def render_artifact(close: Close) -> str:
         f"until: {_yaml(close.window.until)}",
         f"phase: {report['phase']}",
         f"recommendation: {rec.verdict}",
+        f"{FIGURES_KEY}: {figures_line(report)}",
         "---",
         "",
         f"# D-009 sprint close: {close.sprint}",

@@ -2,7 +2,8 @@
 package docstring says what it computes).
 
 Reads ``--telemetry-dir`` (default the hook's own directory) or
-``--from-transcripts``. Exit codes: 0 a report was printed (whatever it says:
+``--from-transcripts``; ``--trend`` reads the reports sprint-close wrote
+instead (:mod:`mishkan_core.metrics.trend`). Exit codes: 0 a report was printed (whatever it says:
 neither number is a gate); 2 usage error or unusable input: the directory is
 missing, not a directory or unreadable, or not one valid event (telemetry) /
 no transcript (backfill) could be read from it. Damaged lines are counted,
@@ -52,6 +53,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="backfill from Claude Code transcripts instead: a project directory "
         "(~/.claude/projects/<project>) or ~/.claude/projects itself",
+    )
+    source.add_argument(
+        "--trend",
+        nargs="?",
+        const="",
+        metavar="DIR",
+        help="the phase-2 decision sprint over sprint, from the reports `mishkan sprint-close` "
+        "wrote (default DIR: $MISHKAN_SPRINT_CLOSE_DIR, else <project root>/docs/sprint-close); "
+        "--since/--until keep the sprints that ended between them",
     )
     parser.add_argument(
         "--since",
@@ -134,14 +144,47 @@ def render(report: dict[str, Any], fmt: str) -> str:
     return mod.render(report)
 
 
+def trend(args: argparse.Namespace) -> dict[str, Any]:
+    """The trend report for ``--trend`` (raises UnusableInput)."""
+    from pathlib import Path
+
+    from mishkan_core.metrics import trend as trend_mod
+
+    since, until = getattr(args, "since", None), getattr(args, "until", None)
+    directory = Path(args.trend) if args.trend else trend_mod.default_dir()
+    return trend_mod.build(
+        directory,
+        _bound(since, end=False) if since else None,
+        _bound(until, end=True) if until else None,
+    )
+
+
+def render_trend(report: dict[str, Any], fmt: str) -> str:
+    from mishkan_core.metrics import fmt_trend
+
+    if fmt == "json":
+        return render(report, "json")
+    renderers = {
+        "markdown": fmt_trend.render_markdown,
+        "html": fmt_trend.render_html,
+        "text": fmt_trend.render_text,
+    }
+    return renderers[fmt](report)
+
+
 def run(args: argparse.Namespace) -> int:
     from mishkan_core.metrics.telemetry import UnusableInput
 
+    fmt = getattr(args, "format", "text") or "text"
     try:
+        if getattr(args, "trend", None) is not None:
+            sys.stdout.write(render_trend(trend(args), fmt))
+            sys.stdout.flush()
+            return 0
         report = collect(args)
     except UnusableInput as exc:
         print(f"mishkan metrics: {exc}", file=sys.stderr)
         return 2
-    sys.stdout.write(render(report, getattr(args, "format", "text") or "text"))
+    sys.stdout.write(render(report, fmt))
     sys.stdout.flush()
     return 0

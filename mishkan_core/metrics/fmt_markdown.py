@@ -8,11 +8,15 @@ from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num, rati
 from mishkan_core.metrics.report import SUMMARY_KEYS, pct
 
 
+def one_line(text: str) -> str:
+    """``text`` with every unprintable character (newline, escape) as ``?``."""
+    return "".join(c if c.isprintable() else "?" for c in text)
+
+
 def cell(text: str) -> str:
     """Text safe inside a table cell or a code span, on one line: a session id
     is any string the hook received (newlines, pipes, backticks included)."""
-    one_line = "".join(c if c.isprintable() else "?" for c in text)
-    return one_line.replace("`", "'").replace("|", "\\|")
+    return one_line(text).replace("`", "'").replace("|", "\\|")
 
 
 def code(text: str) -> str:

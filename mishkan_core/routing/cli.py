@@ -65,7 +65,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=Path,
         action="append",
         default=[],
-        help="a plugin loaded with `claude --plugin-dir` (repeatable)",
+        help="a plugin loaded with `claude --plugin-dir` (repeatable): its agents and its "
+        "hooks/hooks.json; alone, checks just the plugin",
     )
 
 
@@ -122,12 +123,18 @@ def _check(args: argparse.Namespace) -> int:
     if harness is not None:
         expected = checks.expected_agents(matrix)
         violations += registration.check(harness, expected)
-        checked.append("settings " + "+".join(s.name for s in harness.scopes if s.exists))
-        if args.project is not None or args.agents_dir is not None:
+        settings = "+".join(s.name for s in harness.scopes if s.exists)
+        if settings or not harness.plugin_hooks:
+            checked.append(f"settings {settings}")
+        hooks_json = [p.plugin for p in harness.plugin_hooks if p.exists]
+        if hooks_json:
+            checked.append(f"plugin hooks {'+'.join(hooks_json)}")
+        if args.project is not None or args.agents_dir is not None or args.plugin_dir:
             where = ", ".join(
                 [".claude/agents", "~/.claude/agents"] + [f"plugin {p}" for p in harness.plugins]
                 if args.project is not None
-                else [str(args.agents_dir)]
+                else [str(a) for a in (args.agents_dir,) if a is not None]
+                + [f"plugin {p}" for p in harness.plugins]
             )
             violations += checks.check_agents(matrix, harness.agents, where)
             checked.append("agents")
@@ -154,11 +161,20 @@ def _harness(args: argparse.Namespace) -> Harness | None:
     from mishkan_core.routing import harness as loader
     from mishkan_core.routing.matrix import MatrixError
 
-    if args.project is None and args.settings is None:
+    if args.project is None and args.settings is None and not args.plugin_dir:
         return None
     for plugin in args.plugin_dir:
         if not plugin.is_dir():
             raise MatrixError(f"{plugin}: plugin directory not found")
+    if args.project is None and args.settings is None:
+        # the plugin alone, as its author checks it before publishing: the
+        # hooks and agents it ships, with no project around it
+        harness = loader.Harness(Path(os.path.realpath(".")), [], [], environ=dict(os.environ))
+        for plugin in args.plugin_dir:
+            loader.add_plugin(harness, plugin, plugin.name)
+        if args.agents_dir is not None:
+            harness.agents += loader.agents_in(args.agents_dir, "project")
+        return _readable(harness)
     if args.project is not None:
         if not args.project.is_dir():
             raise MatrixError(f"{args.project}: project directory not found")
@@ -182,10 +198,19 @@ def _harness(args: argparse.Namespace) -> Harness | None:
         harness = loader.Harness(project, [scope], [], environ=dict(os.environ))
         if args.agents_dir is None:
             harness.agents = loader.agents_in(project / ".claude" / "agents", "project")
+        for plugin in args.plugin_dir:
+            loader.add_plugin(harness, plugin, plugin.name)
     if args.agents_dir is not None:
         harness.agents = [a for a in harness.agents if a.source != "project"]
         harness.agents += loader.agents_in(args.agents_dir, "project")
-    for scope in harness.scopes:
+    return _readable(harness)
+
+
+def _readable(harness: Harness) -> Harness:
+    """The harness, unless a settings file or a plugin's hooks.json is unusable (exit 2)."""
+    from mishkan_core.routing.matrix import MatrixError
+
+    for scope in [*harness.scopes, *harness.plugin_hooks]:
         if scope.error is not None:
             raise MatrixError(scope.error)
     return harness

@@ -6,7 +6,9 @@ managed ``/etc/claude-code/managed-settings.json`` plus
 ``managed-settings.d/*.json`` on Linux; ``claude --settings`` adds one more),
 loads agents from ``.claude/agents/``, from ``~/.claude/agents/`` and from
 every enabled plugin's ``agents/`` (a plugin's agent is named
-``<plugin>:<name>``), and runs hooks from the settings and from each project
+``<plugin>:<name>``), and runs hooks from the settings, from every loaded
+plugin's ``hooks/hooks.json`` (after all the settings' groups, with
+``CLAUDE_PLUGIN_ROOT`` set to the plugin's directory) and from each project
 or user agent's frontmatter. Plugin agents' frontmatter ``hooks`` are ignored
 (the CLI logs "sets hooks, which is ignored for plugin agents").
 
@@ -51,12 +53,27 @@ class Agent:
 
 
 @dataclass
+class PluginHooks(Scope):
+    """A loaded plugin's ``hooks/hooks.json``: a ``hooks`` mapping like a
+    settings scope's, whose commands see ``CLAUDE_PLUGIN_ROOT`` (``root``).
+    It is not a settings scope: its ``env`` and switches mean nothing to the CLI."""
+
+    root: Path = field(default_factory=Path)
+    plugin: str = ""
+
+    def env(self) -> dict[str, Any]:
+        return {}
+
+
+@dataclass
 class Harness:
     project: Path
     scopes: list[Scope]
     agents: list[Agent]
     plugins: list[str] = field(default_factory=list)  # "<name> (<path>)", for messages
     environ: Mapping[str, str] = field(default_factory=dict)
+    #: every loaded plugin's hooks.json, in load order (the CLI runs them after settings)
+    plugin_hooks: list[PluginHooks] = field(default_factory=list)
 
     def label(self, path: Path) -> str:
         """A path as the user knows it: project-relative, or ``~``-relative."""
@@ -73,7 +90,14 @@ class Harness:
         return str(path)
 
     def scope_label(self, scope: Scope) -> str:
+        if isinstance(scope, PluginHooks):
+            return f"{self.label(scope.path)} [plugin {scope.plugin}]"
         return f"{self.label(scope.path)} [{scope.name}]"
+
+    def hook_scopes(self) -> list[Scope]:
+        """Every file whose ``hooks`` the CLI runs for all agents, in the order
+        it runs their groups: the settings in merge order, then the plugins."""
+        return [*hook_chain.in_merge_order(self.scopes), *self.plugin_hooks]
 
     def enabled_plugins(self) -> dict[str, bool]:
         """``enabledPlugins`` merged across scopes (a later scope's key wins)."""
@@ -157,6 +181,20 @@ def installed_plugins(user_dir: Path, environ: Mapping[str, str]) -> dict[str, l
     return out
 
 
+def plugin_hooks(root: Path, name: str) -> PluginHooks:
+    """``<root>/hooks/hooks.json``, read as a scope is (missing: empty)."""
+    read = hook_chain.read_scope("plugin", root / "hooks" / "hooks.json")
+    return PluginHooks(read.name, read.path, read.doc, read.error, root=root, plugin=name)
+
+
+def add_plugin(harness: Harness, root: Path, fallback: str) -> None:
+    """A plugin the CLI loads: its agents and its hooks."""
+    name = _plugin_name(root, fallback)
+    harness.plugins.append(f"{name} ({harness.label(root)})")
+    harness.agents += agents_in(root / "agents", f"plugin {name}", namespace=name)
+    harness.plugin_hooks.append(plugin_hooks(root, name))
+
+
 def load(
     project: Path,
     user_dir: Path,
@@ -180,7 +218,5 @@ def load(
             roots += [(plugin_id.partition("@")[0], path) for path in installed.get(plugin_id, [])]
     roots += [(path.name, path) for path in plugin_dirs]
     for fallback, root in roots:
-        name = _plugin_name(root, fallback)
-        harness.plugins.append(f"{name} ({harness.label(root)})")
-        harness.agents += agents_in(root / "agents", f"plugin {name}", namespace=name)
+        add_plugin(harness, root, fallback)
     return harness

@@ -19,7 +19,7 @@ from pathlib import Path
 from mishkan_core import hook_chain as hc
 from mishkan_core.hook_chain import Handler, Scope
 from mishkan_core.routing.check import Violation
-from mishkan_core.routing.harness import Agent, Harness
+from mishkan_core.routing.harness import Agent, Harness, PluginHooks
 
 INSTALL = "rerun `mishkan install`"
 
@@ -37,6 +37,10 @@ GRAPHIFY_CLAUDE_MD = re.compile(
 )
 
 
+#: "`mishkan install" where a fix names the command (the plugin's gets its scope)
+_INSTALL_CALL = re.compile(r"`mishkan install(?=[` ])")
+
+
 @dataclass(frozen=True)
 class Site:
     """Where a handler is registered: a settings scope or an agent file."""
@@ -48,11 +52,22 @@ class Site:
 
     def violation(self, invariant: str, rule: str, value: str, fix: str) -> Violation:
         where = self.handler.path if self.agent is None else f"frontmatter {self.handler.path}"
+        if self.plugin_root is not None:  # the install that wrote it is the plugin's
+            scope = f"--scope plugin --plugin-dir {shlex.quote(str(self.plugin_root))}"
+            fix = _INSTALL_CALL.sub(lambda m: f"{m.group(0)} {scope}", fix)
         return Violation(invariant, rule, self.file, value, where, fix)
+
+    @property
+    def plugin_root(self) -> Path | None:
+        """``${CLAUDE_PLUGIN_ROOT}`` for this handler: set only for a plugin's hooks."""
+        return self.scope.root if isinstance(self.scope, PluginHooks) else None
+
+    def expand(self, word: str, project: Path) -> str:
+        return hc.expand(word, project, self.plugin_root)
 
 
 def _sites(harness: Harness) -> Iterator[Site]:
-    for scope in harness.scopes:
+    for scope in [*harness.scopes, *harness.plugin_hooks]:
         for handler in hc.handlers(scope.hooks()):
             yield Site(harness.scope_label(scope), handler, scope=scope)
     for agent in harness.agents:
@@ -406,7 +421,7 @@ def _interpreters(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
                 INSTALL,
             )
             continue
-        program = hc.expand(command.program, harness.project)
+        program = site.expand(command.program, harness.project)
         if not os.path.isabs(program):
             yield site.violation(
                 "D-009",
@@ -440,7 +455,7 @@ def _compiled_for(
     if command.hooks_dir is None:
         return
     # relative to the project, as the hook's shell runs it (absolute stays absolute)
-    hooks = harness.project / hc.expand(command.hooks_dir, harness.project)
+    hooks = harness.project / site.expand(command.hooks_dir, harness.project)
     cache = hooks / "__pycache__"
     try:
         tags = sorted(
@@ -472,7 +487,7 @@ def _chain_order(harness: Harness) -> Iterator[Violation]:
     """D-009 Integration: security -> model-route -> graphify-nudge, over the
     PreToolUse groups in the order Claude Code merges the scopes."""
     order: list[tuple[str, str]] = []
-    for scope in hc.in_merge_order(harness.scopes):
+    for scope in harness.hook_scopes():
         for handler in hc.handlers(scope.hooks(), ("PreToolUse",)):
             role = handler.role
             if role in hc.CHAIN and role not in (r for r, _ in order):
@@ -495,10 +510,11 @@ _INTERPRETER = re.compile(
 )
 
 
-def command_files(command: str, project: Path) -> list[str]:
+def command_files(command: str, project: Path, plugin_root: Path | None = None) -> list[str]:
     """The files a hook command needs: its program (when given as a path) and
-    its script. Raises ValueError when the command cannot be split."""
-    words = [hc.expand(w, project) for w in hc.command_words(command)]
+    its script (``plugin_root``: a plugin's hook, which has ``${CLAUDE_PLUGIN_ROOT}``).
+    Raises ValueError when the command cannot be split."""
+    words = [hc.expand(w, project, plugin_root) for w in hc.command_words(command)]
     if not words:
         return []
     program, rest = words[0], words[1:]
@@ -528,8 +544,18 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
         role = site.handler.role
         if role not in hc.CHAIN or (site.handler.event != "PreToolUse" and role != hc.NUDGE):
             continue
+        if site.plugin_root is None and hc.names_plugin_root(site.handler.command or ""):
+            yield site.violation(
+                "D-009",
+                "hook-chain",
+                "uses ${CLAUDE_PLUGIN_ROOT}, which only a plugin's hooks/hooks.json has: the CLI "
+                "refuses to run it ('the hook is not associated with a plugin')",
+                "register it in the plugin (`mishkan install --scope plugin --plugin-dir DIR`), "
+                "or name the directory with $CLAUDE_PROJECT_DIR",
+            )
+            continue
         try:
-            files = command_files(site.handler.command or "", harness.project)
+            files = command_files(site.handler.command or "", harness.project, site.plugin_root)
         except ValueError as exc:
             yield site.violation(
                 "D-009", "hook-chain", f"cannot parse command: {exc}", "fix its shell quoting"
@@ -569,7 +595,7 @@ def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
             where = os.path.dirname(command.script) or "."
         if where is None:
             continue
-        hooks = harness.project / hc.expand(where, harness.project)  # absolute stays absolute
+        hooks = harness.project / site.expand(where, harness.project)  # absolute stays absolute
         if hooks in seen:
             continue
         seen.add(hooks)
