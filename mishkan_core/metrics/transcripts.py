@@ -57,6 +57,10 @@ MAX_IN_FLIGHT = 64
 MAX_LINE = 16 << 20
 #: an ``agent-<id>.meta.json`` is a few dozen bytes
 META_LIMIT = 64 << 10
+#: Agent launches remembered per session (agent id -> type); bounds memory
+MAX_LAUNCHES = 4096
+#: the tool that launches a subagent, and its name before CLI 2.1.63
+_LAUNCH_TOOLS = ("Agent", "Task")
 _OPEN_TAG = "<system-reminder>"
 _CLOSE_TAG = "</system-reminder>"
 
@@ -221,14 +225,16 @@ class _Scan:
 
 
 def _main_file_scan(
-    fd: int, quality: dict[str, int], nudged: set[str]
+    fd: int, quality: dict[str, int], nudged: set[str], launched: dict[str, str]
 ) -> tuple[str | None, float | None]:
-    """Collect nudge markers of the main session file; count its calls.
+    """Collect nudge markers of the main session file; count its calls; fill
+    ``launched`` (agent id -> the ``subagent_type`` it was launched as).
 
     Returns the session id and the first timestamp found in the file."""
     scan = _Scan(nudged, quality)
     session: str | None = None
     first_ts: float | None = None
+    launches: dict[str, str] = {}  # Agent tool_use id -> subagent_type
     for obj in _lines(fd, quality):
         if session is None and isinstance(obj.get("sessionId"), str):
             session = obj["sessionId"]
@@ -238,10 +244,37 @@ def _main_file_scan(
         if kind == "attachment":
             scan.attachment(obj)
         elif kind == "user":
-            scan.user(obj)
+            answered = scan.user(obj)
+            _launched_agent(obj, answered, launches, launched)
         elif kind == "assistant":
-            quality["main_thread_calls"] += sum(1 for _ in _tool_uses(obj))
+            for block in _tool_uses(obj):
+                quality["main_thread_calls"] += 1
+                tool_input = block.get("input")
+                agent = tool_input.get("subagent_type") if isinstance(tool_input, dict) else None
+                tool_id = block.get("id")
+                if (
+                    block.get("name") in _LAUNCH_TOOLS
+                    and isinstance(agent, str)
+                    and isinstance(tool_id, str)
+                    and len(launches) < MAX_LAUNCHES
+                ):
+                    launches[tool_id] = agent
     return session, first_ts
+
+
+def _launched_agent(
+    obj: dict[str, Any], answered: list[str], launches: dict[str, str], launched: dict[str, str]
+) -> None:
+    """The Agent call a user line answers names the agent id it started
+    (``toolUseResult.agentId``): tie that id to the launch's ``subagent_type``.
+    CLIs before 2.1.197 write no ``.meta.json``, so this is their agent type."""
+    result = obj.get("toolUseResult")
+    agent_id = result.get("agentId") if isinstance(result, dict) else None
+    if not isinstance(agent_id, str) or len(launched) >= MAX_LAUNCHES:
+        return
+    for tool_id in answered:
+        if tool_id in launches:
+            launched.setdefault(agent_id, launches[tool_id])
 
 
 def _tool_uses(obj: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -487,11 +520,12 @@ def _session(project: int, stem: str, run: _Run) -> Iterator[dict[str, Any]]:
     """The call events of one session: its main file, then its subagents merged."""
     quality, keep, touch = run.quality, run.keep, run.touch
     nudged: set[str] = set()
+    launched: dict[str, str] = {}
     session = stem
     first_ts: float | None = None
     main = _open(stem + ".jsonl", project, quality)
     if main is not None:
-        found_session, first_ts = _main_file_scan(main, quality, nudged)
+        found_session, first_ts = _main_file_scan(main, quality, nudged, launched)
         session = found_session or stem
     streams = []
     session_dir = files.open_subdir(stem, project)
@@ -515,7 +549,8 @@ def _session(project: int, stem: str, run: _Run) -> Iterator[dict[str, Any]]:
                 _agent_calls(
                     fd,
                     name,
-                    agent_type=_agent_type(meta),
+                    agent_type=_agent_type(meta)
+                    or launched.get(name[len("agent-") : -len(".jsonl")]),
                     session_hint=session,
                     nudged=nudged,
                     in_scope=run.in_scope,
