@@ -42,7 +42,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -581,3 +581,30 @@ def _open(name: str, dir_fd: int, quality: dict[str, int]) -> int | None:
     if fd is None:
         quality["foreign_files"] += 1
     return fd
+
+
+# -- drift: what the transcripts hold that the telemetry does not --------------
+
+
+def default_dir(environ: Mapping[str, str] | None = None) -> str:
+    """The project's own transcript directory, as Claude Code names it:
+    ``<config dir>/projects/<root>`` with every character of the root that is
+    not a letter or digit turned into ``-`` (root = $CLAUDE_PROJECT_DIR or the
+    cwd; config dir = $CLAUDE_CONFIG_DIR, else ~/.claude)."""
+    from mishkan_core.hook_chain import config_dir
+
+    env = os.environ if environ is None else environ
+    root = os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+    mangled = "".join(c if c.isalnum() else "-" for c in root)
+    return str(config_dir(env) / "projects" / mangled)
+
+
+def in_scope_calls(directory: str, keep: Callable[[float], bool] | None = None) -> dict[str, int]:
+    """Session -> the number of tool calls the five agents made in it, per the
+    transcripts under ``directory`` (same scope and window rules as the
+    backfill). Raises UnusableInput like :func:`read_dir`."""
+    counts: dict[str, int] = {}
+    for event in read_dir(directory, new_quality(), keep):
+        session = str(event.get("session"))
+        counts[session] = counts.get(session, 0) + 1
+    return counts
