@@ -122,6 +122,13 @@ FEATURES: tuple[Feature, ...] = (
         "`--scope agents` registers nothing that runs",
     ),
     Feature(
+        "frontmatter_needs_trust",
+        "2.1.218",
+        "an agent's frontmatter hooks run only in a project whose trust dialog was accepted "
+        "(`claude -p` in an untrusted folder skips them silently; settings hooks still run)",
+        "frontmatter hooks run in any folder",
+    ),
+    Feature(
         "if_field",
         "2.1.85",
         "a handler's `if` (permission-rule syntax, `Bash(graphify *)`) skips it, and its process "

@@ -234,7 +234,7 @@ def _transcript_context(run_: ScenarioRun) -> bool | None:
 def probe(
     version: str, claude: Claude | Path, root: Path, extra_env: dict[str, str] | None = None
 ) -> Probe:
-    project = make_project(root)
+    project = make_project(root / "trusted")
     install_probe(project)
     run_ = run_scenario(
         f"probe-{version}",
@@ -243,7 +243,7 @@ def probe(
         "bypassPermissions",
         script=script(project.repo),
         extra_env=extra_env,
-        extra_args=["--debug", "--plugin-dir", str(probe_plugin(root))],
+        extra_args=["--debug", "--plugin-dir", str(probe_plugin(project.root))],
     )
     result = Probe(version, run_)
     f = result.features
@@ -289,6 +289,22 @@ def probe(
         p.read_text(errors="replace") for p in (project.home / ".claude" / "debug").glob("*")
     )
     f["plugin_hooks_notice"] = PLUGIN_NOTICE in logs
+    # the same session in a project whose trust dialog was never accepted
+    untrusted = make_project(root / "untrusted")
+    install_probe(untrusted)
+    bare = run_scenario(
+        f"probe-{version}-untrusted",
+        untrusted,
+        claude,
+        "bypassPermissions",
+        script=script(untrusted.repo),
+        extra_env=extra_env,
+        trusted=False,
+    )
+    result.notes["untrusted_completed"] = all(k in bare.ids for k in ("launch", *SUB_KEYS))
+    f["frontmatter_needs_trust"] = bool(_fired(bare, "PreToolUse")) and not _fired(
+        bare, "fm-PreToolUse"
+    )
     result.notes["results"] = sum(1 for e in run_.cli.events() if e.get("type") == "result")
     return result
 

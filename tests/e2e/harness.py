@@ -671,14 +671,18 @@ def run_scenario(
     script: dict[str, Script] | None = None,
     extra_env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
+    trusted: bool = True,
 ) -> ScenarioRun:
     """Start the stub, run the CLI once through the scenario, collect the evidence.
 
     ``script`` replaces :func:`scenario`; ``extra_env`` is exported in the
     shell that runs ``claude`` (as a user's ``export`` would be);
     ``extra_args`` go on the CLI's command line (``--plugin-dir``, ...).
-    A :class:`Claude` adds its flow's environment (foreground or not)."""
-    trust_project(project)
+    A :class:`Claude` adds its flow's environment (foreground or not).
+    ``trusted``: whether ``$HOME/.claude.json`` has accepted the project's
+    trust dialog (as a user who opened it once has)."""
+    if trusted:
+        trust_project(project)
     flow_env = claude.env() if isinstance(claude, Claude) else {}
     artifacts = project.root / f"run-{name}"
     artifacts.mkdir()
