@@ -3,7 +3,7 @@ routing check`` reads it: one model, one definition of "ours".
 
 A hook chain is the ``hooks`` mapping of a settings file (or of an agent
 file's frontmatter): event -> list of matcher groups -> list of handlers. This
-module knows, for Claude Code CLI 2.1.197:
+module knows, for Claude Code CLI 2.1.69 to 2.1.332 (docs/versions.md):
 
 * **who is who** (:func:`role_of`): our graphify-nudge hook, the harness's
   security and model-route hooks, and graphify's own Claude hooks

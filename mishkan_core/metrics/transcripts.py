@@ -13,18 +13,20 @@ What the backfill sees and what it cannot:
   tool_input, root)`` with root = the line's ``cwd``, so trigger/lookup mean
   exactly what they mean in telemetry.
 * Scope is the hook's: only subagent files whose ``agentType`` (from the
-  ``.meta.json``, else the lines' ``attributionAgent``) is one of
-  ``graphify_nudge.SCOPE_AGENTS``. Main-thread calls and other agents are not
-  counted (they are tallied under ``data_quality`` only).
+  ``.meta.json``; without one (CLI 2.1.69 writes none), the ``subagent_type`` of
+  the Agent call whose result names the agent id; else the lines'
+  ``attributionAgent``) is one of ``graphify_nudge.SCOPE_AGENTS``.
+  Main-thread calls and other agents are not counted (they are tallied
+  under ``data_quality`` only).
 * Nudges: a call counts as nudged when text starting with the hook's marker
   ``[graphify-nudge]`` is tied to its ``tool_use`` id, either in an
   ``attachment`` of type ``hook_additional_context`` (``toolUseID``) or in a
   ``<system-reminder>`` inside a user message that carries that id's
-  ``tool_result``. Claude Code 2.1.197 writes these attachments to the main
-  session file only, for main-thread calls; the captured subagent transcript
-  carries none, so for real 2.1.197 transcripts the nudge count is 0 and the
-  nudge-respect ratio is ``null``. Markers are honoured wherever they appear
-  (main file or subagent file), so a CLI that records them is counted.
+  ``tool_result``. Claude Code 2.1.259 and later write a subagent's
+  attachments into its own transcript, so both ratios come out; before that
+  (2.1.69 .. 2.1.258) no transcript records a subagent's advisory, the nudge
+  count is 0 and the nudge-respect ratio ``null`` (docs/versions.md).
+  Markers are honoured wherever they appear (main file or subagent file).
 * Ordering: within one agent, file order; across the agents of a session,
   the lines' ``timestamp`` (files are merged lazily, one open file per agent).
 * Not in transcripts at all: the graph state (``fresh``/``stale``/``absent``),
@@ -267,7 +269,7 @@ def _launched_agent(
 ) -> None:
     """The Agent call a user line answers names the agent id it started
     (``toolUseResult.agentId``): tie that id to the launch's ``subagent_type``.
-    CLIs before 2.1.197 write no ``.meta.json``, so this is their agent type."""
+    CLI 2.1.69 writes no ``.meta.json``, so this is its agent type."""
     result = obj.get("toolUseResult")
     agent_id = result.get("agentId") if isinstance(result, dict) else None
     if not isinstance(agent_id, str) or len(launched) >= MAX_LAUNCHES:
