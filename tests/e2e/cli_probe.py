@@ -32,7 +32,6 @@ from typing import Any
 from tests.e2e.context_hook import PROBE_MARKER
 from tests.e2e.harness import (
     LOG_HOOK,
-    MAIN_REL,
     SOURCE_REL,
     SYMBOL,
     Claude,
@@ -40,6 +39,7 @@ from tests.e2e.harness import (
     ScenarioRun,
     make_project,
     run_scenario,
+    scenario,
 )
 from tests.e2e.stub_api import Script, Text, ToolUse, iter_blocks
 
@@ -62,16 +62,9 @@ MATCHERS = {"m-comma": "Read, Grep"}
 
 
 def script(repo: Path) -> dict[str, Script]:
+    """The e2e scenario's main thread (harness.scenario), and a short subagent."""
     return {
-        "main": [
-            ToolUse("main_read", "Read", {"file_path": str(repo / MAIN_REL)}),
-            ToolUse(
-                "launch",
-                "Agent",
-                {"subagent_type": "hizkiah", "description": "probe", "prompt": f"Find {SYMBOL}"},
-            ),
-            Text("done"),
-        ],
+        "main": scenario(repo)["main"],
         "sub": [
             ToolUse("read", "Read", {"file_path": str(repo / SOURCE_REL)}),
             ToolUse("grep", "Bash", {"command": f"grep -rn {SYMBOL} .", "description": "search"}),
