@@ -8,24 +8,31 @@ measures the first, and the product, for a realistic session:
 * a mix of 100 tool calls (:data:`MIX`), most of them from the main thread
   and from agents out of D-009's scope, some from the five in-scope agents,
   a few lookups, a few that fail (Claude Code then fires PostToolUseFailure);
-* three registrations (:data:`ARMS`):
+* five registrations (:func:`arms`):
 
   - ``before``: main at 47db6e0: PreToolUse and PostToolUse on ``*`` in
     settings, no PostToolUseFailure;
-  - ``settings``: ``mishkan install``: PreToolUse on ``*``, PostToolUse and
-    PostToolUseFailure only for Bash and graphify MCP tools;
-  - ``agents``: ``mishkan install --scope agents``: the same three events in
-    the five agents' frontmatter, so other calls start nothing.
+  - ``settings``: ``mishkan install`` at 9707cc6: PreToolUse on ``*``,
+    PostToolUse and PostToolUseFailure only for Bash and graphify MCP tools;
+  - ``settings-if``: ``mishkan install`` now: the Bash half of the Post
+    groups has ``if: Bash(graphify *)`` (hook_chain.GROUPS), so a Bash call
+    that is no lookup starts nothing when it returns (CLI 2.1.85 and later);
+  - ``agents`` / ``agents-if``: ``mishkan install --scope agents``, before and
+    after the same change: the tool events in the five agents' frontmatter,
+    so other calls start nothing.
 
   Each arm also pays one SessionStart.
 
-Which hooks a call starts is decided exactly as CLI 2.1.197 decides it
-(:func:`mishkan_core.hook_chain.matcher_matches`; verified end to end in
-tests/e2e/test_e2e_registration.py). Each start is then *run*: the command
-``mishkan install`` registered, through ``/bin/sh -c`` as Claude Code runs it,
-with the hook input Claude Code would send, in a real git project with a
-fresh graph. The arms are interleaved round by round, next to a baseline of
-``python -I -S -c pass`` starts in the same run, and the report gives medians
+Which hooks a call starts is decided exactly as CLI 2.1.332 decides it
+(:func:`mishkan_core.hook_chain.matcher_matches` and ``if_matches``; verified
+end to end on that CLI in tests/e2e/test_e2e_registration.py). On a CLI
+before 2.1.85 the ``-if`` arms cost what the arms without it cost.
+
+Each start is then *run*: the command ``mishkan install`` registered,
+through ``/bin/sh -c`` as Claude Code runs it, with the hook input Claude
+Code would send, in a real git project with a fresh graph. The arms are
+interleaved round by round, next to a baseline of ``python -I -S -c pass``
+starts in the same run, and the report gives medians
 over rounds: starts and total hook milliseconds per 100 calls, and each arm
 against ``before``.
 
@@ -44,7 +51,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 SCOPE = ("hizkiah", "salma", "oholiab", "nathan", "zadok")
 OTHERS = ("general-purpose", "Explore", "test-runner")
@@ -85,35 +92,55 @@ MIX: list[tuple[str, str, dict[str, Any], bool, int]] = [
 ]
 
 
+#: one matcher group: (matcher, the handler's ``if``)
+Group = tuple[Optional[str], Optional[str]]
+
+
 @dataclass(frozen=True)
 class Arm:
     name: str
     describe: str
-    #: event -> matcher for calls whose agent is registered; None: not registered
-    matchers: dict[str, str | None]
+    #: event -> the groups registered for it (each starts the hook when its
+    #: matcher and its ``if`` let the call through)
+    groups: dict[str, tuple[Group, ...]]
     agents_only: bool  # the tool events are registered only for the five agents
 
 
 def arms() -> list[Arm]:
     from mishkan_core import hook_chain as hc
 
+    #: main at 9707cc6: one lookup group per Post event, no ``if``
+    narrowed: dict[str, tuple[Group, ...]] = {e: ((hc.MATCHERS[e], None),) for e in hc.TOOL_EVENTS}
+    with_if = {e: hc.GROUPS[e] for e in hc.TOOL_EVENTS}
     return [
         Arm(
             "before",
             "settings: PreToolUse and PostToolUse on '*' (main 47db6e0)",
-            {"PreToolUse": "*", "PostToolUse": "*"},
+            {"PreToolUse": (("*", None),), "PostToolUse": (("*", None),)},
             False,
         ),
         Arm(
             "settings",
-            "settings: PreToolUse '*', Post/PostFailure on Bash and graphify MCP",
-            {e: hc.MATCHERS[e] for e in hc.TOOL_EVENTS},
+            "settings: PreToolUse '*', Post/PostFailure on Bash and graphify MCP (main 9707cc6)",
+            narrowed,
+            False,
+        ),
+        Arm(
+            "settings-if",
+            "settings: the same, Bash only with if: Bash(graphify *) (CLI 2.1.85+)",
+            with_if,
             False,
         ),
         Arm(
             "agents",
-            "the five agents' frontmatter (mishkan install --scope agents)",
-            {e: hc.MATCHERS[e] for e in hc.TOOL_EVENTS},
+            "the five agents' frontmatter (mishkan install --scope agents, main 9707cc6)",
+            narrowed,
+            True,
+        ),
+        Arm(
+            "agents-if",
+            "the five agents' frontmatter, with if (CLI 2.1.85+)",
+            with_if,
             True,
         ),
     ]
@@ -129,16 +156,20 @@ def calls() -> list[tuple[str, str, dict[str, Any], bool]]:
 
 
 def starts(arm: Arm, session: list[tuple[str, str, dict[str, Any], bool]]) -> list[tuple[str, int]]:
-    """(event, call index) of every hook start ``arm`` causes; SessionStart first."""
+    """(event, call index) of every hook start ``arm`` causes; SessionStart first.
+    A call starts each group whose matcher and ``if`` let it through, exactly as
+    CLI 2.1.332 decides (hook_chain.matcher_matches and if_matches, verified end
+    to end in tests/e2e/test_e2e_registration.py)."""
     from mishkan_core import hook_chain as hc
 
     out: list[tuple[str, int]] = [("SessionStart", -1)]
-    for i, (who, tool, _data, fails) in enumerate(session):
+    for i, (who, tool, data, fails) in enumerate(session):
         if arm.agents_only and who not in SCOPE:
             continue
         for event in ("PreToolUse", "PostToolUseFailure" if fails else "PostToolUse"):
-            if event in arm.matchers and hc.matcher_matches(arm.matchers[event], tool):
-                out.append((event, i))
+            for matcher, condition in arm.groups.get(event, ()):
+                if hc.matcher_matches(matcher, tool) and hc.if_matches(condition, tool, data):
+                    out.append((event, i))
     return out
 
 

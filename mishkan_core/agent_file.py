@@ -288,8 +288,11 @@ def read_hooks(text: str) -> dict[str, Any] | None:
 
 
 def _item_line(indent: str, event: str, command: str, newline: str) -> str:
-    group = hook_chain._group(event, command)
-    return f"{indent}- {json.dumps(group, ensure_ascii=False)}{newline}"
+    """Our groups for ``event``, one flow-mapping line each (hook_chain.GROUPS)."""
+    return "".join(
+        f"{indent}- {json.dumps(group, ensure_ascii=False)}{newline}"
+        for group in hook_chain._groups(event, command)
+    )
 
 
 def install(text: str, command: str, events: tuple[str, ...]) -> str:

@@ -178,7 +178,8 @@ def _demo(root: Path) -> int:
     from mishkan_core import hook_chain
 
     settings = json.loads((root / ".claude" / "settings.json").read_text())
-    registered = {h.event: h for h in hook_chain.ours(settings["hooks"])}
+    ours = hook_chain.ours(settings["hooks"])
+    registered = {h.event: h for h in ours}
     print(f"\nregistered: {registered['PreToolUse'].command}\n")
     start = {"session_id": SESSION, "cwd": str(root), "hook_event_name": "SessionStart"}
     _fire(registered["SessionStart"].command or "", root, {**start, "source": "startup"})
@@ -187,10 +188,13 @@ def _demo(root: Path) -> int:
         who = step[0] or "main thread"
         shown = step[3].get("file_path") or step[3].get("pattern") or step[3].get("command")
         printed = ""
-        for event in ("PreToolUse", "PostToolUse"):
-            handler = registered[event]
-            if hook_chain.matcher_matches(handler.matcher, step[2]):  # as Claude Code decides
-                out = _fire(handler.command or "", root, _hook_input(root, event, step, n))
+        for handler in ours:
+            # as Claude Code decides: the event, the group's matcher, the handler's `if`
+            if handler.event in ("PreToolUse", "PostToolUse") and hook_chain.starts(
+                handler, step[2], step[3]
+            ):
+                data = _hook_input(root, handler.event, step, n)
+                out = _fire(handler.command or "", root, data)
                 printed = printed or out
                 starts += 1
         context = json.loads(printed)["hookSpecificOutput"]["additionalContext"] if printed else ""

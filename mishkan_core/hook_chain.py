@@ -3,7 +3,7 @@ routing check`` reads it: one model, one definition of "ours".
 
 A hook chain is the ``hooks`` mapping of a settings file (or of an agent
 file's frontmatter): event -> list of matcher groups -> list of handlers. This
-module knows, for Claude Code CLI 2.1.197:
+module knows, for Claude Code CLI 2.1.69 to 2.1.332 (docs/versions.md):
 
 * **who is who** (:func:`role_of`): our graphify-nudge hook, the harness's
   security and model-route hooks, and graphify's own Claude hooks
@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import json_text, safe_files
+from mishkan_core import claude_cli, json_text, safe_files
 
 HOOK_MODULE = "graphify_nudge"
 HOOK_FILE = "graphify_nudge.py"
@@ -63,6 +63,32 @@ MATCHERS: dict[str, str | None] = {
     "PostToolUse": LOOKUP_MATCHER,
     "PostToolUseFailure": LOOKUP_MATCHER,
     "SessionStart": None,
+}
+
+# -- the registration install writes: one table -------------------------------
+#
+# CLI 2.1.85 added a handler's ``if`` (permission-rule syntax): a call that does
+# not match it starts no process. After a call, the hook reads only a lookup's
+# result, so the Bash half of the lookup matcher gets ``if: Bash(graphify *)``,
+# which the CLI matches against every subcommand (``cd src && graphify ...``,
+# ``X=1 graphify ...``): a ``git status`` or a test run no longer starts an
+# interpreter when it returns. The MCP half needs no ``if``, and cannot share
+# the handler (an ``if`` naming Bash skips every MCP call), so it is a group of
+# its own. CLIs before 2.1.85 ignore the field and run the handler as before
+# (measured, docs/versions.md): the same registration is right for the whole
+# supported range. PreToolUse keeps ``*`` without ``if``: the metrics count an
+# agent's every call, and ``if`` cannot tell an in-scope agent's calls apart.
+
+#: the ``if`` of the Bash lookup group
+LOOKUP_IF = "Bash(graphify *)"
+#: graphify's MCP tools, anchored (the Bash half is a group of its own)
+MCP_LOOKUP_MATCHER = "^mcp__.*[Gg]raphify.*$"
+#: event -> the (matcher, if) of each group install writes, in order
+GROUPS: dict[str, tuple[tuple[str | None, str | None], ...]] = {
+    "PreToolUse": (("*", None),),
+    "PostToolUse": (("Bash", LOOKUP_IF), (MCP_LOOKUP_MATCHER, None)),
+    "PostToolUseFailure": (("Bash", LOOKUP_IF), (MCP_LOOKUP_MATCHER, None)),
+    "SessionStart": ((None, None),),
 }
 
 # -- roles -------------------------------------------------------------------
@@ -121,6 +147,7 @@ class Handler:
     index: int
     matcher: str | None
     command: str | None  # None for a non-command handler (prompt, http, ...)
+    condition: str | None = None  # its ``if`` (CLI 2.1.85+), when it has one
 
     @property
     def path(self) -> str:
@@ -151,12 +178,14 @@ def handlers(hooks: Any, events: tuple[str, ...] | None = None) -> Iterator[Hand
                 if not isinstance(item, dict):
                     continue
                 command = item.get("command") if item.get("type", "command") == "command" else None
+                condition = item.get("if")
                 yield Handler(
                     event,
                     g,
                     i,
                     matcher if isinstance(matcher, str) else None,
                     command if isinstance(command, str) else None,
+                    condition if isinstance(condition, str) else None,
                 )
 
 
@@ -332,9 +361,11 @@ LEGACY_TOOL_NAMES: Mapping[str, str] = {
     "ReadMcpResourceDir": "ReadMcpResourceDirTool",
 }
 _NAME_LIST = re.compile(r"^[a-zA-Z0-9_|, -]+$")
+#: before comma lists (``claude_cli`` feature ``matcher_comma_list``): ``|`` only
+_PIPE_LIST = re.compile(r"^[a-zA-Z0-9_|]+$")
 
 
-def matcher_matches(matcher: str | None, tool: str) -> bool:
+def matcher_matches(matcher: str | None, tool: str, cli: str | None = None) -> bool:
     """Whether a tool-event matcher group runs for ``tool``.
 
     CLI 2.1.197: no matcher, ``""`` or ``"*"`` match everything. A matcher made
@@ -347,12 +378,17 @@ def matcher_matches(matcher: str | None, tool: str) -> bool:
     Python's ``re`` (``(\\w|\\w|\\w)*!`` took 3^26 steps there): it is searched
     by :mod:`mishkan_core.bounded_regex`, with JavaScript's semantics and a
     step budget. Raises :class:`~mishkan_core.bounded_regex.MatcherError`
-    (``TooCostly``, ``Unsupported``) when it cannot say in that budget."""
+    (``TooCostly``, ``Unsupported``) when it cannot say in that budget.
+    ``cli``: the CLI version, when it is one that predates comma lists (then
+    ``Read, Grep`` is a regular expression, docs/versions.md)."""
     from mishkan_core import bounded_regex
 
     if not matcher or matcher == "*":
         return True
-    if _NAME_LIST.match(matcher):
+    name_list = _NAME_LIST
+    if cli is not None and claude_cli.parse(cli) and not claude_cli.has(cli, "matcher_comma_list"):
+        name_list = _PIPE_LIST
+    if name_list.match(matcher):
         names = {n.strip() for n in re.split(r"[|,]", matcher) if n.strip()}
         return tool in {LEGACY_TOOL_NAMES.get(n, n) for n in names}
     old_names = [old for old, new in LEGACY_TOOL_NAMES.items() if new == tool]
@@ -394,16 +430,77 @@ def matcher_trouble(exc: Exception) -> str:
     return f"uses {exc}, which routing check cannot evaluate in bounded time"
 
 
+_RULE = re.compile(r"^([A-Za-z0-9_]+)(?:\((.*)\))?$", re.DOTALL)
+_SUBCOMMAND_SPLIT = re.compile(r"&&|\|\||[;|\n]")
+
+
+def if_matches(
+    condition: str | None, tool: str, tool_input: object, cli: str | None = None
+) -> bool:
+    """Whether a handler's ``if`` lets it run for a call, as the CLI decides
+    (2.1.85 and later; an older ``cli`` ignores the field: always True).
+
+    A rule is ``Tool`` or ``Tool(pattern)``. For Bash the pattern is a command
+    prefix (``graphify *``, ``graphify:*``) or a whole command, and it is tried
+    on each subcommand (split at ``&&``, ``||``, ``;``, ``|``, newlines) after
+    ``NAME=value`` prefixes: ``cd src && graphify explain x`` matches
+    ``Bash(graphify *)``, ``/usr/bin/graphify explain x`` does not (measured,
+    tests/e2e/test_e2e_registration.py). Other patterns are not modelled and
+    count as a match, so a check built on this never under-reports a start."""
+    if condition is None or (
+        cli is not None and claude_cli.parse(cli) and not claude_cli.has(cli, "if_field")
+    ):
+        return True
+    rule = _RULE.match(condition.strip())
+    if rule is None:
+        return False
+    name, pattern = rule.groups()
+    if name != tool:
+        return False
+    if pattern is None or pattern in ("", "*"):
+        return True
+    if tool != "Bash":
+        return True
+    command = tool_input.get("command") if isinstance(tool_input, dict) else None
+    if not isinstance(command, str):
+        return False
+    if pattern.endswith((":*", " *")):
+        prefix, whole = pattern[:-2], False
+    else:
+        prefix, whole = pattern, True
+    for part in _SUBCOMMAND_SPLIT.split(command):
+        words = part.strip().split()
+        while words and _ASSIGNMENT.match(words[0]):
+            words.pop(0)
+        text = " ".join(words)
+        if text == prefix or (not whole and text.startswith(prefix + " ")):
+            return True
+    return False
+
+
+def starts(handler: Handler, tool: str, tool_input: object, cli: str | None = None) -> bool:
+    """Whether a tool call starts ``handler``: its matcher, then its ``if``."""
+    return matcher_matches(handler.matcher, tool, cli) and if_matches(
+        handler.condition, tool, tool_input, cli
+    )
+
+
 # -- editing a settings document ---------------------------------------------
 
 
-def _group(event: str, command: str) -> dict[str, Any]:
-    group: dict[str, Any] = {}
-    matcher = MATCHERS[event]
-    if matcher is not None:
-        group["matcher"] = matcher
-    group["hooks"] = [{"type": "command", "command": command, "timeout": TIMEOUT}]
-    return group
+def _groups(event: str, command: str) -> list[dict[str, Any]]:
+    """The matcher groups install writes for ``event`` (:data:`GROUPS`)."""
+    out = []
+    for matcher, condition in GROUPS[event]:
+        group: dict[str, Any] = {}
+        if matcher is not None:
+            group["matcher"] = matcher
+        handler: dict[str, Any] = {"type": "command", "command": command, "timeout": TIMEOUT}
+        if condition is not None:
+            handler["if"] = condition
+        group["hooks"] = [handler]
+        out.append(group)
+    return out
 
 
 def _chain_index(groups: list[Any]) -> int:
@@ -441,12 +538,9 @@ def _already_right(groups: list[Any], event: str, command: str) -> bool:
         if isinstance(g, dict)
         and any(is_ours(h.get("command")) for h in g.get("hooks", []) if isinstance(h, dict))
     ]
-    if len(mine) != 1:
+    if [g for _i, g in mine] != _groups(event, command):
         return False
-    index, group = mine[0]
-    if group != _group(event, command):
-        return False
-    return event != "PreToolUse" or index > _chain_index(groups)
+    return event != "PreToolUse" or mine[0][0] > _chain_index(groups)
 
 
 def install_hooks(hooks: dict[str, Any], command: str, events: tuple[str, ...]) -> dict[str, Any]:
@@ -465,7 +559,7 @@ def install_hooks(hooks: dict[str, Any], command: str, events: tuple[str, ...]) 
             continue
         _remove_ours(groups)
         at = _chain_index(groups) + 1 if event == "PreToolUse" else len(groups)
-        groups.insert(at or len(groups), _group(event, command))
+        groups[at or len(groups) : at or len(groups)] = _groups(event, command)
     return new
 
 

@@ -765,6 +765,7 @@ def close_sprint(
     namespace = argparse.Namespace(
         telemetry_dir=telemetry_dir,
         from_transcripts=None,
+        project=project,  # its own transcripts, when here, are held against the telemetry
         since=window.since,
         until=window.until,
         sprint=sprint,

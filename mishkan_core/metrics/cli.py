@@ -13,6 +13,7 @@ never fatal.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any, Callable
 
@@ -62,6 +63,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the phase-2 decision sprint over sprint, from the reports `mishkan sprint-close` "
         "wrote (default DIR: $MISHKAN_SPRINT_CLOSE_DIR, else <project root>/docs/sprint-close); "
         "--since/--until keep the sprints that ended between them",
+    )
+    parser.add_argument(
+        "--transcripts",
+        metavar="DIR",
+        help="with telemetry: also read these Claude Code transcripts and flag the five agents' "
+        "calls that the telemetry never recorded (default: the project's own transcript "
+        "directory, ~/.claude/projects/<project>, when it exists; 'none' to skip)",
     )
     parser.add_argument(
         "--since",
@@ -121,6 +129,9 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
                 f"no readable telemetry in {input_path}" + (f" ({detail})" if detail else "")
             )
         source = "telemetry"
+    drift = None
+    if source == "telemetry":
+        drift = _drift(getattr(args, "transcripts", None), keep, getattr(args, "project", None))
     return report_mod.build(
         agg,
         source=source,
@@ -129,7 +140,32 @@ def collect(args: argparse.Namespace) -> dict[str, Any]:
         since=since,
         until=until,
         quality=quality,
+        drift=drift,
     )
+
+
+def _drift(
+    directory: str | None, keep: Callable[[float], bool] | None, project: str | None = None
+) -> tuple[str, dict[str, int]] | None:
+    """(transcript dir, session -> in-scope calls) to hold the telemetry
+    against, or None: 'none', or no transcripts there (the default dir
+    missing is normal: another machine, or transcripts cleaned up).
+    ``project``: the root whose own transcripts are the default."""
+    from mishkan_core.metrics import transcripts
+    from mishkan_core.metrics.telemetry import UnusableInput
+
+    if directory == "none":
+        return None
+    environ = dict(os.environ, CLAUDE_PROJECT_DIR=project) if project else None
+    path = directory if directory is not None else transcripts.default_dir(environ)
+    if directory is None and not os.path.isdir(path):
+        return None
+    try:
+        return path, transcripts.in_scope_calls(path, keep)
+    except UnusableInput:
+        if directory is not None:
+            raise
+        return None
 
 
 def render(report: dict[str, Any], fmt: str) -> str:

@@ -115,6 +115,20 @@ def verdict(report: dict[str, Any]) -> list[str]:
             "from transcripts: no [graphify-nudge] advisory is recorded for subagent calls, "
             "so the nudge-respect ratio is not measurable here"
         )
+    drift = report.get("drift")
+    if drift and drift["unrecorded_sessions"]:
+        n = len(drift["unrecorded_sessions"])
+        lines.append(
+            f"drift: the transcripts show {_plural(drift['unrecorded_calls'], 'call')} by the "
+            f"five agents in {_plural(n, 'session')} for which the telemetry recorded none: "
+            "the hook did not run (run `mishkan routing check`; a new Claude Code? "
+            "docs/versions.md)"
+        )
+    if drift and drift["short_sessions"]:
+        lines.append(
+            f"drift: in {_plural(len(drift['short_sessions']), 'session')} the telemetry "
+            "recorded fewer of the five agents' calls than the transcripts show"
+        )
     off = report["off_sessions"]
     if off:
         lines.append(f"hook off in {_plural(len(off), 'session')}: {', '.join(off)}")
@@ -135,8 +149,10 @@ def build(
     since: str | None,
     until: str | None,
     quality: dict[str, int],
+    drift: tuple[str, dict[str, int]] | None = None,
 ) -> dict[str, Any]:
-    """The full report. ``source`` is ``telemetry`` or ``transcripts``."""
+    """The full report. ``source`` is ``telemetry`` or ``transcripts``;
+    ``drift``: the transcripts to hold the telemetry against (:func:`drift_of`)."""
     if not agg.finished:
         agg.finish()
     from_transcripts = source == "transcripts"
@@ -178,9 +194,39 @@ def build(
     report["per_agent"] = per_agent
     report["per_session"] = per_session
     report["data_quality"] = dict(quality)
+    if drift is not None:
+        report["drift"] = drift_of(agg, *drift)
     report["verdict"] = verdict(report)
     clean: dict[str, Any] = finite(report)
     return clean
+
+
+def drift_of(agg: Aggregator, directory: str, calls: dict[str, int]) -> dict[str, Any]:
+    """Sessions whose transcripts hold in-scope calls the telemetry lacks:
+    none recorded (and the hook not off), or fewer than the transcripts show.
+    A hook that fails open goes quiet when the client changes under it; this
+    is where that shows."""
+    unrecorded: list[str] = []
+    short: list[str] = []
+    missing = 0
+    for sid, n in sorted(calls.items()):
+        st = agg.sessions.get(sid)
+        recorded = agg.session_counts(st).calls if st is not None else 0
+        if st is not None and st.off:
+            continue
+        if recorded == 0:
+            unrecorded.append(sid)
+            missing += n
+        elif recorded < n:
+            short.append(sid)
+    return {
+        "transcripts": directory,
+        "sessions": len(calls),
+        "calls": sum(calls.values()),
+        "unrecorded_sessions": unrecorded,
+        "unrecorded_calls": missing,
+        "short_sessions": short,
+    }
 
 
 def finite(value: Any) -> Any:

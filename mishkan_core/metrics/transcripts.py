@@ -13,18 +13,20 @@ What the backfill sees and what it cannot:
   tool_input, root)`` with root = the line's ``cwd``, so trigger/lookup mean
   exactly what they mean in telemetry.
 * Scope is the hook's: only subagent files whose ``agentType`` (from the
-  ``.meta.json``, else the lines' ``attributionAgent``) is one of
-  ``graphify_nudge.SCOPE_AGENTS``. Main-thread calls and other agents are not
-  counted (they are tallied under ``data_quality`` only).
+  ``.meta.json``; without one (CLI 2.1.69 writes none), the ``subagent_type`` of
+  the Agent call whose result names the agent id; else the lines'
+  ``attributionAgent``) is one of ``graphify_nudge.SCOPE_AGENTS``.
+  Main-thread calls and other agents are not counted (they are tallied
+  under ``data_quality`` only).
 * Nudges: a call counts as nudged when text starting with the hook's marker
   ``[graphify-nudge]`` is tied to its ``tool_use`` id, either in an
   ``attachment`` of type ``hook_additional_context`` (``toolUseID``) or in a
   ``<system-reminder>`` inside a user message that carries that id's
-  ``tool_result``. Claude Code 2.1.197 writes these attachments to the main
-  session file only, for main-thread calls; the captured subagent transcript
-  carries none, so for real 2.1.197 transcripts the nudge count is 0 and the
-  nudge-respect ratio is ``null``. Markers are honoured wherever they appear
-  (main file or subagent file), so a CLI that records them is counted.
+  ``tool_result``. Claude Code 2.1.259 and later write a subagent's
+  attachments into its own transcript, so both ratios come out; before that
+  (2.1.69 .. 2.1.258) no transcript records a subagent's advisory, the nudge
+  count is 0 and the nudge-respect ratio ``null`` (docs/versions.md).
+  Markers are honoured wherever they appear (main file or subagent file).
 * Ordering: within one agent, file order; across the agents of a session,
   the lines' ``timestamp`` (files are merged lazily, one open file per agent).
 * Not in transcripts at all: the graph state (``fresh``/``stale``/``absent``),
@@ -42,7 +44,7 @@ from __future__ import annotations
 import heapq
 import os
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from datetime import datetime, timezone
 from typing import Any, Callable
 
@@ -57,6 +59,10 @@ MAX_IN_FLIGHT = 64
 MAX_LINE = 16 << 20
 #: an ``agent-<id>.meta.json`` is a few dozen bytes
 META_LIMIT = 64 << 10
+#: Agent launches remembered per session (agent id -> type); bounds memory
+MAX_LAUNCHES = 4096
+#: the tool that launches a subagent, and its name before CLI 2.1.63
+_LAUNCH_TOOLS = ("Agent", "Task")
 _OPEN_TAG = "<system-reminder>"
 _CLOSE_TAG = "</system-reminder>"
 
@@ -221,14 +227,16 @@ class _Scan:
 
 
 def _main_file_scan(
-    fd: int, quality: dict[str, int], nudged: set[str]
+    fd: int, quality: dict[str, int], nudged: set[str], launched: dict[str, str]
 ) -> tuple[str | None, float | None]:
-    """Collect nudge markers of the main session file; count its calls.
+    """Collect nudge markers of the main session file; count its calls; fill
+    ``launched`` (agent id -> the ``subagent_type`` it was launched as).
 
     Returns the session id and the first timestamp found in the file."""
     scan = _Scan(nudged, quality)
     session: str | None = None
     first_ts: float | None = None
+    launches: dict[str, str] = {}  # Agent tool_use id -> subagent_type
     for obj in _lines(fd, quality):
         if session is None and isinstance(obj.get("sessionId"), str):
             session = obj["sessionId"]
@@ -238,10 +246,37 @@ def _main_file_scan(
         if kind == "attachment":
             scan.attachment(obj)
         elif kind == "user":
-            scan.user(obj)
+            answered = scan.user(obj)
+            _launched_agent(obj, answered, launches, launched)
         elif kind == "assistant":
-            quality["main_thread_calls"] += sum(1 for _ in _tool_uses(obj))
+            for block in _tool_uses(obj):
+                quality["main_thread_calls"] += 1
+                tool_input = block.get("input")
+                agent = tool_input.get("subagent_type") if isinstance(tool_input, dict) else None
+                tool_id = block.get("id")
+                if (
+                    block.get("name") in _LAUNCH_TOOLS
+                    and isinstance(agent, str)
+                    and isinstance(tool_id, str)
+                    and len(launches) < MAX_LAUNCHES
+                ):
+                    launches[tool_id] = agent
     return session, first_ts
+
+
+def _launched_agent(
+    obj: dict[str, Any], answered: list[str], launches: dict[str, str], launched: dict[str, str]
+) -> None:
+    """The Agent call a user line answers names the agent id it started
+    (``toolUseResult.agentId``): tie that id to the launch's ``subagent_type``.
+    CLI 2.1.69 writes no ``.meta.json``, so this is its agent type."""
+    result = obj.get("toolUseResult")
+    agent_id = result.get("agentId") if isinstance(result, dict) else None
+    if not isinstance(agent_id, str) or len(launched) >= MAX_LAUNCHES:
+        return
+    for tool_id in answered:
+        if tool_id in launches:
+            launched.setdefault(agent_id, launches[tool_id])
 
 
 def _tool_uses(obj: dict[str, Any]) -> Iterator[dict[str, Any]]:
@@ -487,11 +522,12 @@ def _session(project: int, stem: str, run: _Run) -> Iterator[dict[str, Any]]:
     """The call events of one session: its main file, then its subagents merged."""
     quality, keep, touch = run.quality, run.keep, run.touch
     nudged: set[str] = set()
+    launched: dict[str, str] = {}
     session = stem
     first_ts: float | None = None
     main = _open(stem + ".jsonl", project, quality)
     if main is not None:
-        found_session, first_ts = _main_file_scan(main, quality, nudged)
+        found_session, first_ts = _main_file_scan(main, quality, nudged, launched)
         session = found_session or stem
     streams = []
     session_dir = files.open_subdir(stem, project)
@@ -515,7 +551,8 @@ def _session(project: int, stem: str, run: _Run) -> Iterator[dict[str, Any]]:
                 _agent_calls(
                     fd,
                     name,
-                    agent_type=_agent_type(meta),
+                    agent_type=_agent_type(meta)
+                    or launched.get(name[len("agent-") : -len(".jsonl")]),
                     session_hint=session,
                     nudged=nudged,
                     in_scope=run.in_scope,
@@ -546,3 +583,30 @@ def _open(name: str, dir_fd: int, quality: dict[str, int]) -> int | None:
     if fd is None:
         quality["foreign_files"] += 1
     return fd
+
+
+# -- drift: what the transcripts hold that the telemetry does not --------------
+
+
+def default_dir(environ: Mapping[str, str] | None = None) -> str:
+    """The project's own transcript directory, as Claude Code names it:
+    ``<config dir>/projects/<root>`` with every character of the root that is
+    not a letter or digit turned into ``-`` (root = $CLAUDE_PROJECT_DIR or the
+    cwd; config dir = $CLAUDE_CONFIG_DIR, else ~/.claude)."""
+    from mishkan_core.hook_chain import config_dir
+
+    env = os.environ if environ is None else environ
+    root = os.path.abspath(env.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+    mangled = "".join(c if c.isalnum() else "-" for c in root)
+    return str(config_dir(env) / "projects" / mangled)
+
+
+def in_scope_calls(directory: str, keep: Callable[[float], bool] | None = None) -> dict[str, int]:
+    """Session -> the number of tool calls the five agents made in it, per the
+    transcripts under ``directory`` (same scope and window rules as the
+    backfill). Raises UnusableInput like :func:`read_dir`."""
+    counts: dict[str, int] = {}
+    for event in read_dir(directory, new_quality(), keep):
+        session = str(event.get("session"))
+        counts[session] = counts.get(session, 0) + 1
+    return counts

@@ -61,6 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="where managed settings live (default /etc/claude-code, as on Linux)",
     )
     check.add_argument(
+        "--claude",
+        type=Path,
+        help="the Claude Code CLI to check against the supported range (default: `claude` "
+        "on PATH); its version is read from its install, never by running it",
+    )
+    check.add_argument(
         "--plugin-dir",
         type=Path,
         action="append",
@@ -148,8 +154,14 @@ def _check(args: argparse.Namespace) -> int:
         violations += checks.check_agents(matrix, agents, str(args.agents_dir))
         checked.append("agents")
 
+    from mishkan_core.routing import client
+
+    found, client_line = client.check(os.environ, args.claude)
+    violations += found
+    checked.append("claude")
     for violation in violations:
         print(violation.line())
+    print(f"routing check: {client_line}", file=sys.stderr)
     summary = f"{len(violations)} finding(s)" if violations else "clean"
     print(f"routing check: {summary} ({', '.join(checked)})", file=sys.stderr)
     return 1 if violations else 0

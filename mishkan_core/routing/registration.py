@@ -250,14 +250,29 @@ def _project_label(harness: Harness) -> str:
     return harness.scope_label(project) if project else str(harness.project)
 
 
+#: a canonical lookup, as the agent's Bash runs it: a Post ``if`` must let it through
+_LOOKUP_CALL = {"command": "graphify explain 'src/app.py::main' --graph .graphify/graph.json"}
+#: tools that two of our groups must never both start for (a call would run the hook twice)
+_PROBE_TOOLS = ("Read", "Grep", "Bash", "Edit", "Agent", "TaskOutput", "mcp__graphify__query_graph")
+
+
+def _place(site: Site) -> str:
+    return (
+        "settings"
+        if site.scope is not None
+        else f"agent {site.agent.agent_type if site.agent else ''}"
+    )
+
+
 def _matchers(sites: list[Site]) -> Iterator[Violation]:
     from mishkan_core.bounded_regex import MatcherError
 
-    for site in _ours(sites):
+    ours = _ours(sites)
+    for site in ours:
         event, matcher = site.handler.event, site.handler.matcher
         wanted = f"matcher {hc.MATCHERS.get(event)!r} ({INSTALL})"
         try:  # a pathological matcher is itself the finding
-            problem = hc.matcher_problem(matcher) or _misfit(event, matcher)
+            problem = hc.matcher_problem(matcher) or _misfit(site, ours)
         except MatcherError as exc:
             problem = hc.matcher_trouble(exc)
         if problem == _SKIPS_STARTUP:
@@ -271,16 +286,29 @@ def _matchers(sites: list[Site]) -> Iterator[Violation]:
 _SKIPS_STARTUP = "skips new sessions ('startup')"
 
 
-def _misfit(event: str, matcher: str | None) -> str | None:
-    """What ``matcher`` gets wrong for ``event``'s registration, if anything."""
+def _misfit(site: Site, ours: list[Site]) -> str | None:
+    """What the matcher (and ``if``) of ``site`` gets wrong for its event's
+    registration, if anything; ``ours``: every site of the hook."""
+    event, matcher = site.handler.event, site.handler.matcher
     if event == "PreToolUse":
         missed = [t for t in TRIGGER_TOOLS if not hc.matcher_matches(matcher, t)]
         if missed:
             return f"misses {', '.join(missed)} calls, the ones the hook advises on"
         if matcher not in (None, "", "*", ".*"):
             return "hides calls from the conformance metrics, which count every call"
+        if site.handler.condition is not None:
+            return (
+                f"has if {site.handler.condition!r}: it hides calls from the conformance "
+                "metrics, which count every call"
+            )
     elif event in ("PostToolUse", "PostToolUseFailure"):
-        missed = [t for t in LOOKUP_TOOLS if not hc.matcher_matches(matcher, t)]
+        # install splits the lookups over two groups (hook_chain.GROUPS): what
+        # counts is every lookup tool reaching one of ours in the same place
+        peers = [o.handler for o in ours if o.handler.event == event and _place(o) == _place(site)]
+        inputs = {"Bash": _LOOKUP_CALL}
+        missed = [
+            t for t in LOOKUP_TOOLS if not any(hc.starts(h, t, inputs.get(t, {})) for h in peers)
+        ]
         if missed:
             return f"misses {', '.join(missed)}: lookups' results never reach the hook"
         if hc.matcher_matches(matcher, "Read") or hc.matcher_matches(matcher, "TaskOutput"):
@@ -293,20 +321,27 @@ def _misfit(event: str, matcher: str | None) -> str | None:
     return None
 
 
+def _overlap(a: Handler, b: Handler) -> bool:
+    """Whether one tool call could start both handlers (``if`` aside, unless
+    both have the same one): the hook would then run twice for it."""
+    if a.condition != b.condition and a.condition is not None and b.condition is not None:
+        return False
+    if a.event == "SessionStart":
+        return True
+    return any(
+        hc.matcher_matches(a.matcher, t) and hc.matcher_matches(b.matcher, t) for t in _PROBE_TOOLS
+    )
+
+
 def _duplicates(sites: list[Site]) -> Iterator[Violation]:
     by_place: dict[tuple[str, str], list[Site]] = {}
     for site in _ours(sites):
-        where = (
-            "settings"
-            if site.scope is not None
-            else f"agent {site.agent.agent_type if site.agent else ''}"
-        )
-        by_place.setdefault((site.handler.event, where), []).append(site)
+        by_place.setdefault((site.handler.event, _place(site)), []).append(site)
     for (event, _where), found in by_place.items():
-        if len(found) < 2:
-            continue
-        first = found[0]
-        for extra in found[1:]:
+        for i, extra in enumerate(found):
+            first = next((f for f in found[:i] if _overlap(f.handler, extra.handler)), None)
+            if first is None:
+                continue
             same = extra.handler.command == first.handler.command
             effect = (
                 "Claude Code runs identical commands once, but the copies drift apart on "

@@ -1,4 +1,12 @@
-"""Fixtures of the end-to-end run: the pinned CLI and graphify, or a loud failure."""
+"""Fixtures of the end-to-end run: the CLIs and graphify, or a loud failure.
+
+The CLI is an axis: ``claude_bin`` takes each :class:`~tests.e2e.harness.Claude`
+of :func:`~tests.e2e.cli_install.cli_versions` in turn (test ids
+``[cli-2.1.69]``, ``[cli-2.1.332]``), and a module that sets
+``BOTH_FLOWS = True`` also gets each background-capable CLI with its
+subagents forced to the foreground (``[cli-2.1.332-foreground]``). A test that
+drives no CLI does not ask for ``claude_bin`` and runs once. Other axes (the
+graphify version) are fixtures of their own beside it."""
 
 from __future__ import annotations
 
@@ -8,16 +16,25 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.cli_install import REPO_ROOT, ensure_claude_cli, ensure_graphify
-from tests.e2e.harness import ScenarioRun
+from tests.e2e.cli_install import REPO_ROOT, cli_versions, ensure_claude_cli, ensure_graphify
+from tests.e2e.harness import Claude, ScenarioRun, cli_variants
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "claude_bin" in metafunc.fixturenames:
+        both = bool(getattr(metafunc.module, "BOTH_FLOWS", False))
+        variants = cli_variants(cli_versions(), both)
+        metafunc.parametrize(
+            "claude_bin", variants, indirect=True, scope="session", ids=[v.id for v in variants]
+        )
 
 
 @pytest.fixture(scope="session")
-def claude_bin() -> Path:
-    """The Claude Code CLI, installed from npm into .cache/e2e on first use.
-
-    Any failure raises: an e2e run without the real CLI is a failed run."""
-    return ensure_claude_cli()
+def claude_bin(request: pytest.FixtureRequest) -> Claude:
+    """One Claude Code CLI of the axis, installed from npm into .cache/e2e on
+    first use. Any failure raises: an e2e run without the real CLI is a failed run."""
+    variant: Claude = request.param
+    return Claude(variant.version, variant.foreground, ensure_claude_cli(variant.version))
 
 
 @pytest.fixture(scope="session")

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mishkan_core import claude_cli
 from tests.e2e.cli_install import REPO_ROOT, graphify_bin_dir
 from tests.e2e.stub_api import SUBAGENT_MARKER, LoggedRequest, Script, StubAPI, Text, ToolUse
 
@@ -114,6 +115,61 @@ def scenario(repo: Path) -> dict[str, Script]:
             Text(f"{SYMBOL} is defined in {source} and called from {repo / MAIN_REL}."),
         ],
     }
+
+
+# --------------------------------------------------------------------------- #
+# the CLI axis
+
+#: what turns a background-capable CLI back to foreground subagents
+FOREGROUND_ENV = {"CLAUDE_CODE_DISABLE_BACKGROUND_TASKS": "1"}
+
+
+@dataclass(frozen=True)
+class Claude:
+    """One CLI of the run's axis: a version and how its subagents run.
+
+    ``foreground`` forces the pre-2.1.198 flow on a CLI that backgrounds its
+    subagents (:data:`FOREGROUND_ENV`); on older CLIs every flow is the
+    foreground one. ``binary`` is set by the fixture that installs it."""
+
+    version: str
+    foreground: bool = False
+    binary: Path | None = field(default=None, compare=False)
+
+    @property
+    def background(self) -> bool:
+        """Whether this run's subagents run in the background."""
+        return not self.foreground and self.has("background_agents")
+
+    def has(self, feature: str) -> bool:
+        return claude_cli.has(self.version, feature)
+
+    def env(self) -> dict[str, str]:
+        return dict(FOREGROUND_ENV) if self.foreground else {}
+
+    def __fspath__(self) -> str:
+        if self.binary is None:
+            raise RuntimeError(f"Claude Code {self.version} is not installed")
+        return str(self.binary)
+
+    def __str__(self) -> str:
+        return self.__fspath__()
+
+    @property
+    def id(self) -> str:
+        """The test id: ``cli-2.1.332`` or ``cli-2.1.332-foreground``."""
+        return f"cli-{self.version}" + ("-foreground" if self.foreground else "")
+
+
+def cli_variants(versions: tuple[str, ...], both_flows: bool) -> list[Claude]:
+    """The axis: each version in its own flow, and with ``both_flows``, each
+    background-capable one in the foreground flow too."""
+    out = [Claude(v) for v in versions]
+    if both_flows:
+        out += [
+            Claude(v, foreground=True) for v in versions if claude_cli.has(v, "background_agents")
+        ]
+    return out
 
 
 # --------------------------------------------------------------------------- #
@@ -372,6 +428,9 @@ def cli_env(project: Project, base_url: str) -> dict[str, str]:
         "DISABLE_AUTOUPDATER": "1",
         "DISABLE_TELEMETRY": "1",
         "IS_SANDBOX": "1",  # bypassPermissions as root
+        # CLIs of early 2026 (2.1.69) defer every tool behind ToolSearch by
+        # default; the scripted model calls tools directly, as the hook sees them
+        "ENABLE_TOOL_SEARCH": "false",
     }
 
 
@@ -398,6 +457,7 @@ class ScenarioRun:
     name: str
     project: Project
     permission_mode: str
+    claude: Claude | None
     cli: CliResult
     requests: list[LoggedRequest]
     ids: dict[str, str]  # scenario key -> tool_use_id
@@ -433,6 +493,27 @@ class ScenarioRun:
         for request in self.requests:
             for block in tool_result_blocks(request.body):
                 out[str(block.get("tool_use_id"))] = block
+        return out
+
+    def advisories_after(self, key: str) -> list[str]:
+        """The hook's advisories the model received with ``key``'s tool result,
+        in any envelope the CLI uses (:func:`advisories_with`)."""
+        return advisories_with(self.request_after(key).body, self.tool_use_id(key))
+
+    def results(self) -> list[dict[str, Any]]:
+        """The CLI's ``result`` events: one per turn of the main thread, so two
+        when a background subagent's completion starts a second turn."""
+        return [e for e in self.cli.events() if e.get("type") == "result"]
+
+    def permission_denials(self) -> list[str | None]:
+        """The calls the CLI reports as permission denials, over every result
+        event (a background subagent's denial is in the first, CLI 2.1.198+)."""
+        out: list[str | None] = []
+        for result in self.results():
+            for denial in result.get("permission_denials") or []:
+                key = self.key_of(str(denial.get("tool_use_id")))
+                if key not in out:
+                    out.append(key)
         return out
 
     # --- hook evidence ---------------------------------------------------
@@ -493,6 +574,44 @@ def tool_result_blocks(body: Any) -> Iterator[dict[str, Any]]:
                     yield block
 
 
+def advisories_with(body: Any, tool_use_id: str) -> list[str]:
+    """The advisories (marker to end of line) that a request gives the model
+    with one tool result, whatever the envelope: inside a ``<system-reminder>``
+    in the message that carries the result (CLI up to 2.1.227), or in a
+    message of its own after it, before the next assistant turn (2.1.229+:
+    ``PreToolUse:Read hook additional context: [graphify-nudge] ...``)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return []
+    start = None
+    for i, message in enumerate(messages):
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(
+            isinstance(b, dict)
+            and b.get("type") == "tool_result"
+            and b.get("tool_use_id") == tool_use_id
+            for b in content
+        ):
+            start = i
+            break
+    if start is None:
+        return []
+    found: list[str] = []
+    for message in messages[start:]:
+        if message is not messages[start] and message.get("role") == "assistant":
+            break
+        content = message.get("content")
+        # a tool's own output is not advice, even when it quotes the marker
+        blocks = content if isinstance(content, list) else [content]
+        kept = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
+        for text in strings_in(kept):
+            for line in text.splitlines():
+                at = line.find(MARKER)
+                if at >= 0:
+                    found.append(line[at:].removesuffix("</system-reminder>").rstrip())
+    return found
+
+
 def strings_in(value: Any) -> Iterator[str]:
     """Every string anywhere in a JSON value."""
     if isinstance(value, str):
@@ -546,19 +665,25 @@ def read_hook_log(path: Path) -> list[dict[str, Any]]:
 def run_scenario(
     name: str,
     project: Project,
-    claude: Path,
+    claude: Claude | Path,
     permission_mode: str,
     *,
     script: dict[str, Script] | None = None,
     extra_env: dict[str, str] | None = None,
     extra_args: list[str] | None = None,
+    trusted: bool = True,
 ) -> ScenarioRun:
     """Start the stub, run the CLI once through the scenario, collect the evidence.
 
     ``script`` replaces :func:`scenario`; ``extra_env`` is exported in the
     shell that runs ``claude`` (as a user's ``export`` would be);
-    ``extra_args`` go on the CLI's command line (``--plugin-dir``, ...)."""
-    trust_project(project)
+    ``extra_args`` go on the CLI's command line (``--plugin-dir``, ...).
+    A :class:`Claude` adds its flow's environment (foreground or not).
+    ``trusted``: whether ``$HOME/.claude.json`` has accepted the project's
+    trust dialog (as a user who opened it once has)."""
+    if trusted:
+        trust_project(project)
+    flow_env = claude.env() if isinstance(claude, Claude) else {}
     artifacts = project.root / f"run-{name}"
     artifacts.mkdir()
     # an earlier run in the same project left telemetry: keep it out of this one
@@ -583,7 +708,7 @@ def run_scenario(
             proc = subprocess.run(
                 cmd,
                 cwd=str(project.repo),
-                env={**cli_env(project, stub.base_url), **(extra_env or {})},
+                env={**cli_env(project, stub.base_url), **flow_env, **(extra_env or {})},
                 capture_output=True,
                 text=True,
                 timeout=CLI_TIMEOUT,
@@ -606,6 +731,7 @@ def run_scenario(
         name=name,
         project=project,
         permission_mode=permission_mode,
+        claude=claude if isinstance(claude, Claude) else None,
         cli=cli,
         requests=requests,
         ids=ids,

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from mishkan_core import claude_cli
 from tests.e2e import cli_install
 from tests.e2e.cli_install import E2ESetupError
 
@@ -87,3 +88,38 @@ def test_graphify_missing_is_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(metadata, "version", version)
     with pytest.raises(E2ESetupError, match="is not installed"):
         cli_install.ensure_graphify()
+
+
+# -- the CLI axis ------------------------------------------------------------
+
+
+def test_the_default_axis_is_both_ends_of_the_range() -> None:
+    assert cli_install.cli_versions({}) == (claude_cli.FLOOR, claude_cli.NEWEST)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2.1.240", ("2.1.240",)),
+        ("newest", (claude_cli.NEWEST,)),
+        ("floor, 2.1.197,floor", (claude_cli.FLOOR, "2.1.197")),
+    ],
+)
+def test_the_variable_chooses_the_clis(value: str, expected: tuple[str, ...]) -> None:
+    assert cli_install.cli_versions({cli_install.CLI_ENV: value}) == expected
+
+
+@pytest.mark.parametrize("value", ["latest", "2.1", "2.1.x", ",,"])
+def test_a_bad_variable_fails_loudly(value: str) -> None:
+    with pytest.raises(E2ESetupError, match=cli_install.CLI_ENV):
+        cli_install.cli_versions({cli_install.CLI_ENV: value})
+
+
+def test_up_to_2_1_112_the_cli_is_javascript(empty_cache: Path) -> None:
+    """npm ships cli.js (run by node) up to 2.1.112, a native binary from 2.1.113."""
+    js = cli_install.install_prefix("2.1.69") / "node_modules" / "@anthropic-ai" / "claude-code"
+    js.mkdir(parents=True)
+    (js / "cli.js").write_text("#!/usr/bin/env node\n")
+    assert cli_install.claude_binary_path("2.1.69") == js / "cli.js"
+    native = cli_install.claude_binary_path("2.1.332")
+    assert native.name == "claude" and native.parent.name.startswith("claude-code-linux-")

@@ -28,6 +28,7 @@ from tests.e2e.harness import (
     SUB_CALLS,
     SYMBOL,
     TOOL_TIMEOUT,
+    Claude,
     Project,
     ScenarioRun,
     build_graph,
@@ -39,12 +40,14 @@ from tests.e2e.harness import (
     nudge_count,
     run,
     run_scenario,
-    strings_in,
     tool_env,
 )
 from tests.e2e.stub_api import LoggedRequest
 
 pytestmark = pytest.mark.e2e
+#: the contract holds whether the subagent runs in the foreground or the
+#: background: each background-capable CLI runs this module both ways
+BOTH_FLOWS = True
 
 #: above the scenario's four nudges, so that the default cap of 3 never hides
 #: why a call was silent (the cap has its own unit tests)
@@ -95,7 +98,7 @@ def _completed(run_: ScenarioRun) -> None:
 
 @pytest.fixture(scope="module")
 def advised(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> ScenarioRun:
     project = _project(tmp_path_factory, "advise-bypass", graphify_bin)
     install_hook(project, "advise", cap=CAP)
@@ -106,7 +109,7 @@ def advised(
 
 @pytest.fixture(scope="module")
 def baseline(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> ScenarioRun:
     """The same run without graphify_nudge (only the evidence hook)."""
     project = _project(tmp_path_factory, "baseline-bypass", graphify_bin)
@@ -118,7 +121,7 @@ def baseline(
 
 @pytest.fixture(scope="module")
 def default_mode(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> dict[str, ScenarioRun]:
     """``--permission-mode default`` with allow rules, with and without the hook."""
     runs = {}
@@ -132,31 +135,6 @@ def default_mode(
 
 # --------------------------------------------------------------------------- #
 # helpers
-
-
-def _reminders_after(run_: ScenarioRun, key: str) -> list[str]:
-    """The nudge-bearing ``<system-reminder>`` texts that the model received
-    with ``key``'s tool_result (in the message that carries that result)."""
-    request = run_.request_after(key)
-    tid = run_.tool_use_id(key)
-    body: Any = request.body
-    for message in body.get("messages") or []:
-        content = message.get("content")
-        if not isinstance(content, list):
-            continue
-        if any(
-            isinstance(b, dict) and b.get("type") == "tool_result" and b.get("tool_use_id") == tid
-            for b in content
-        ):
-            return [s for s in strings_in(content) if "<system-reminder>" in s and MARKER in s]
-    raise AssertionError(f"no message carries the tool_result of {key}")
-
-
-def _advisory(reminder: str) -> str:
-    """The hook's text inside a reminder: from the marker to the end of its line."""
-    start = reminder.index(MARKER)
-    end = reminder.find("\n", start)
-    return reminder[start:] if end < 0 else reminder[start:end]
 
 
 def _normalised(block: dict[str, Any], repo: Path) -> tuple[bool, str]:
@@ -212,15 +190,18 @@ def test_a_hook_sees_agent_type_on_subagent_calls_only(advised: ScenarioRun) -> 
 # b. what the model received
 
 
-def test_b_each_nudge_reaches_the_model_in_a_system_reminder(advised: ScenarioRun) -> None:
+def test_b_each_nudge_reaches_the_model_with_its_tool_result(advised: ScenarioRun) -> None:
+    """Whatever the envelope (a ``<system-reminder>`` beside the result up to
+    CLI 2.1.227, a message of its own after it from 2.1.229), the model reads
+    each advisory with the tool result it is about, before its next turn."""
     decisions = {advised.key_of(str(c["tool_use_id"])): c for c in advised.telemetry_calls()}
     nudged = tuple(k for k in SUB_CALLS if decisions[k]["decision"] == "nudge")
     assert nudged == NUDGED, {k: (d["decision"], d["reason"]) for k, d in decisions.items()}
     assert decisions["bash_grep"]["reason"] == "already_advised"  # once per target (issue 10)
     for key in NUDGED:
-        reminders = _reminders_after(advised, key)
-        assert len(reminders) == 1, (key, reminders)
-        advisory = _advisory(reminders[0])
+        advisories = advised.advisories_after(key)
+        assert len(advisories) == 1, (key, advisories)
+        advisory = advisories[0]
         assert advisory.startswith(MARKER), advisory
         assert len(advisory.encode("utf-8")) <= 400, advisory
         commands = [c for c in BACKTICKED.findall(advisory) if c.startswith("graphify ")]
@@ -229,12 +210,19 @@ def test_b_each_nudge_reaches_the_model_in_a_system_reminder(advised: ScenarioRu
             assert SYMBOL in commands[0], advisory
     for key in SUB_CALLS:
         if key not in NUDGED:
-            assert _reminders_after(advised, key) == [], key
+            assert advised.advisories_after(key) == [], key
+
+
+def _main_requests(run_: ScenarioRun) -> int:
+    """The main thread asks the model once per tool result, plus once more
+    when a background subagent's completion starts a turn of its own."""
+    assert run_.claude is not None
+    return len(MAIN_CALLS) + 1 + (1 if run_.claude.background else 0)
 
 
 def test_b_the_main_thread_receives_no_nudge(advised: ScenarioRun) -> None:
     main = advised.role_requests("main")
-    assert len(main) == len(MAIN_CALLS) + 1
+    assert len(main) == _main_requests(advised)
     for request in main:
         assert nudge_count(request.body) == 0, request.seq
     # the subagent's conversation, by contrast, accumulates one per nudged call
@@ -253,19 +241,13 @@ def test_c_the_read_after_the_lookup_is_not_nudged(advised: ScenarioRun) -> None
     read2 = advised.telemetry_call("read2")
     assert (read2["kind"], read2["trigger"], read2["target"]) == ("read", True, SOURCE_REL)
     assert (read2["decision"], read2["reason"]) == ("silent", "consulted_file"), read2
-    assert _reminders_after(advised, "read2") == []
+    assert advised.advisories_after("read2") == []
     results = [e for e in advised.telemetry if e.get("event") == "lookup_result"]
     assert len(results) == 1 and results[0]["files"] >= 1, results
 
 
 # --------------------------------------------------------------------------- #
 # d. every call ran; the permission flow is the one without the hook
-
-
-def _denied(run_: ScenarioRun) -> list[str | None]:
-    """The calls the CLI itself reports as permission denials."""
-    result = [e for e in run_.cli.events() if e.get("type") == "result"][-1]
-    return [run_.key_of(str(d.get("tool_use_id"))) for d in result["permission_denials"]]
 
 
 def _assert_same_results(with_hook: ScenarioRun, without: ScenarioRun) -> None:
@@ -294,7 +276,7 @@ def test_d_bypass_every_call_ran(advised: ScenarioRun, baseline: ScenarioRun) ->
         pre = advised.hook_inputs("PreToolUse", key)[0]
         assert pre["permission_mode"] == "bypassPermissions"
     assert (advised.project.repo / PROBE_OUTPUT).is_file()
-    assert _denied(advised) == _denied(baseline) == []
+    assert advised.permission_denials() == baseline.permission_denials() == []
     _assert_same_results(advised, baseline)
 
 
@@ -314,11 +296,11 @@ def test_d_default_mode_with_allow_rules(default_mode: dict[str, ScenarioRun]) -
                 assert not block.get("is_error"), (run_.name, key, block)
                 assert len(run_.hook_inputs("PostToolUse", key)) == 1, (run_.name, key)
         assert not (run_.project.repo / PROBE_OUTPUT).exists()
-        assert _denied(run_) == ["probe"], run_.name
+        assert run_.permission_denials() == ["probe"], run_.name
     # the refused call was itself nudged: advice never turns into permission
     probe = hooked.telemetry_call("probe")
     assert (probe["trigger"], probe["target"], probe["decision"]) == (True, PROBE_REL, "nudge")
-    assert len(_reminders_after(hooked, "probe")) == 1
+    assert len(hooked.advisories_after("probe")) == 1
     _assert_same_results(hooked, bare)
 
 
@@ -343,15 +325,19 @@ def test_e_metrics_over_telemetry(advised: ScenarioRun) -> None:
 
 
 def test_e_metrics_over_transcripts(advised: ScenarioRun) -> None:
-    """The backfill sees the same calls, so the same consultation rate. It
-    cannot see the nudges: Claude Code 2.1.197 records a subagent's
-    additionalContext in no transcript (the stub log above shows the model did
-    receive it), so the nudge-respect ratio from transcripts is null."""
+    """The backfill sees the same calls, so the same consultation rate. Where
+    the CLI records a subagent's ``additionalContext`` in its transcript
+    (``hook_additional_context``, CLI 2.1.229 and later) it sees the nudges
+    too, and gives the same nudge-respect ratio as telemetry; before that (the
+    stub log shows the model did receive them) it sees none and says so: 0
+    nudges and a ``null`` ratio."""
+    assert advised.claude is not None
+    records = advised.claude.has("transcript_context")
     transcripts = advised.project.transcripts_dir()
     assert (transcripts / f"{advised.session_id()}.jsonl").is_file(), transcripts
     subagent_files = list(transcripts.glob("*/subagents/agent-*.jsonl"))
     assert len(subagent_files) == 1, subagent_files
-    assert MARKER not in subagent_files[0].read_text(encoding="utf-8")
+    assert (MARKER in subagent_files[0].read_text(encoding="utf-8")) is records
 
     report = _metrics(["--from-transcripts", str(transcripts)], advised.project.root)
     assert report["pre_read_consultation_rate"] == pytest.approx(PRE_READ_CONSULTATION_RATE)
@@ -362,8 +348,12 @@ def test_e_metrics_over_transcripts(advised: ScenarioRun) -> None:
         "triggers_consulted": 2,
         "lookups": 1,
     }
-    assert report["nudges"] == 0
-    assert report["nudge_respect_ratio"] is None, report
+    if records:
+        assert (report["nudges"], report["nudges_respected"]) == (len(NUDGED), 2), report
+        assert report["nudge_respect_ratio"] == pytest.approx(NUDGE_RESPECT_RATIO), report
+    else:
+        assert report["nudges"] == 0
+        assert report["nudge_respect_ratio"] is None, report
 
 
 # --------------------------------------------------------------------------- #
@@ -372,7 +362,7 @@ def test_e_metrics_over_transcripts(advised: ScenarioRun) -> None:
 
 def test_f_telemetry_mode_sends_no_nudge(
     tmp_path_factory: pytest.TempPathFactory,
-    claude_bin: Path,
+    claude_bin: Claude,
     graphify_bin: Path,
     runs: list[ScenarioRun],
 ) -> None:
@@ -401,7 +391,7 @@ def _trigger_lines(run_: ScenarioRun) -> list[dict[str, Any]]:
 
 
 def _all_advisories(run_: ScenarioRun) -> list[str]:
-    return [_advisory(r) for key in SUB_CALLS for r in _reminders_after(run_, key)]
+    return [a for key in SUB_CALLS for a in run_.advisories_after(key)]
 
 
 def _suggested_commands(run_: ScenarioRun) -> list[str]:
@@ -433,7 +423,7 @@ def _assert_answers(command: str, project: Project, graphify: Path) -> None:
 
 def test_graph_fresh_then_stale_then_fresh(
     tmp_path_factory: pytest.TempPathFactory,
-    claude_bin: Path,
+    claude_bin: Claude,
     graphify_bin: Path,
     runs: list[ScenarioRun],
 ) -> None:
@@ -487,6 +477,6 @@ def test_stub_log_records_every_request(advised: ScenarioRun) -> None:
     request, main and subagent, in order."""
     roles = [r.role for r in advised.requests]
     assert roles.count("sub") == len(SUB_CALLS) + 1
-    assert roles.count("main") == len(MAIN_CALLS) + 1
+    assert roles.count("main") == _main_requests(advised)
     assert all(isinstance(r, LoggedRequest) for r in advised.requests)
     assert (advised.artifacts / "stub-requests.jsonl").is_file()

@@ -28,6 +28,7 @@ from tests.e2e.harness import (
     MARKER,
     SOURCE_REL,
     SYMBOL,
+    Claude,
     Project,
     ScenarioRun,
     build_graph,
@@ -115,7 +116,7 @@ def _script(repo: Path) -> dict[str, list[Any]]:
 
 @pytest.fixture(scope="module")
 def session(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> ScenarioRun:
     root = tmp_path_factory.mktemp("advice")
     project = make_project(root)
@@ -149,11 +150,9 @@ def _tool_result(run_: ScenarioRun, key: str) -> dict[str, Any]:
 
 def _advisory_after(run_: ScenarioRun, key: str) -> str:
     """The advisory the model read with `key`'s tool result."""
-    request = run_.request_after(key)
-    texts = [s for s in strings_in(request.body) if MARKER in s]
+    texts = run_.advisories_after(key)
     assert texts, f"no advisory reached the model after {key}\n{run_.diagnostics()}"
-    text = texts[-1]
-    return text[text.index(MARKER) :].split("</system-reminder>")[0].strip()
+    return texts[-1]
 
 
 def _commands(advisory: str) -> list[str]:

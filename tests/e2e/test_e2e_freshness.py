@@ -36,6 +36,7 @@ import pytest
 
 from mishkan_core import graph_refresh
 from tests.e2e.harness import (
+    Claude,
     Project,
     ScenarioRun,
     base_path,
@@ -183,7 +184,7 @@ def _sprint_close(project: Project) -> tuple[Path, float, str]:
 )
 def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     tmp_path: Path,
-    claude_bin: Path,
+    claude_bin: Claude,
     graphify_bin: Path,
     capsys: pytest.CaptureFixture[str],
     graphify_out: str | None,

@@ -42,6 +42,7 @@ from tests.e2e.harness import (
     MARKER,
     SOURCE_REL,
     SYMBOL,
+    Claude,
     Project,
     ScenarioRun,
     base_path,
@@ -58,6 +59,7 @@ pytestmark = pytest.mark.e2e
 
 PYTHON = sys.executable
 FAILED_LOOKUP = 'graphify explain "no_such_symbol_zz" --graph .graphify/graph.json'
+CD_LOOKUP = f'graphify explain "{SYMBOL}" --graph ../.graphify/graph.json'
 MCP_TOOL = "mcp__graphify__query_graph"
 CAP = 10
 
@@ -154,11 +156,16 @@ def _edit_settings(project: Project, edit: Any) -> None:
 
 
 def _beside_ours(project: Project, hooks: dict[str, Any], prefix: str) -> None:
-    """An evidence handler in each matcher group that holds graphify-nudge."""
+    """An evidence handler in each matcher group that holds graphify-nudge,
+    with the same ``if``: it starts exactly when ours does."""
     for event, groups in hooks.items():
         for group in groups:
-            if any(hook_chain.is_ours(h.get("command")) for h in group["hooks"]):
-                group["hooks"].append(_evidence(project, f"{prefix}{event}"))
+            mine = [h for h in group["hooks"] if hook_chain.is_ours(h.get("command"))]
+            if mine:
+                evidence = _evidence(project, f"{prefix}{event}")
+                if "if" in mine[0]:
+                    evidence["if"] = mine[0]["if"]
+                group["hooks"].append(evidence)
 
 
 def _fired(run_: ScenarioRun, label: str) -> list[dict[str, Any]]:
@@ -190,9 +197,27 @@ LOOKUP_KEYS = {
     "lookup": "PostToolUse",
     "bad_lookup": "PostToolUseFailure",
     "mcp_lookup": "PostToolUse",
+    "cd_lookup": "PostToolUse",
+    "env_lookup": "PostToolUse",
+    "pipe_lookup": "PostToolUse",
+}
+#: Bash calls that are no lookup: with `if` (CLI 2.1.85+) they start no hook after them
+OTHER_BASH = {
+    "git_status": "git status --short",
+    "failing": "sh -c 'exit 3'",
+    "grep_graphify": "grep -rn graphify src || true",
 }
 NOT_LOOKUPS = ("read1", "grep", "read2")
-RUN1_SUB = ("read1", "grep", "lookup", "bad_lookup", "mcp_lookup", "read2")
+RUN1_SUB = ("read1", "grep", "lookup", "bad_lookup", "mcp_lookup", "cd_lookup", "env_lookup",
+            "pipe_lookup", *OTHER_BASH, "read2")  # fmt: skip
+#: `if` conditions whose meaning the e2e run pins down (label -> condition)
+CONDITIONS = {
+    "lookup-if": hook_chain.LOOKUP_IF,
+    "colon-form": "Bash(graphify:*)",
+    "whole-command": "Bash(git status --short)",
+    "tool-only": "Read",
+    "other-tool": "Grep",
+}
 
 
 def _run1_script(repo: Path) -> dict[str, Script]:
@@ -212,6 +237,18 @@ def _run1_script(repo: Path) -> dict[str, Script]:
             ToolUse("lookup", "Bash", {"command": LOOKUP_COMMAND, "description": "graph"}),
             ToolUse("bad_lookup", "Bash", {"command": FAILED_LOOKUP, "description": "graph"}),
             ToolUse("mcp_lookup", MCP_TOOL, {"question": f"who calls {SYMBOL}"}),
+            ToolUse("cd_lookup", "Bash", {"command": f"cd src && {CD_LOOKUP}", "description": "g"}),
+            ToolUse(
+                "env_lookup",
+                "Bash",
+                {"command": f"GRAPHIFY_OUT=.graphify {LOOKUP_COMMAND}", "description": "graph"},
+            ),
+            ToolUse(
+                "pipe_lookup",
+                "Bash",
+                {"command": f"{LOOKUP_COMMAND} | head -20", "description": "graph"},
+            ),
+            *(ToolUse(k, "Bash", {"command": c, "description": k}) for k, c in OTHER_BASH.items()),
             ToolUse("read2", "Read", {"file_path": source}),
             Text(f"{SYMBOL} is in {SOURCE_REL}."),
         ],
@@ -220,7 +257,7 @@ def _run1_script(repo: Path) -> dict[str, Script]:
 
 @pytest.fixture(scope="module")
 def narrowed(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> ScenarioRun:
     project = _project(tmp_path_factory, "narrowed", graphify_bin)
     agent = project.repo / ".claude" / "agents" / "hizkiah.md"  # may call the MCP lookup too
@@ -238,6 +275,9 @@ def narrowed(
             hooks["PreToolUse"].append(
                 {"matcher": matcher, "hooks": [_evidence(project, f"m:{label}")]}
             )
+        for label, condition in CONDITIONS.items():
+            handler = {**_evidence(project, f"if:{label}"), "if": condition}
+            hooks["PreToolUse"].append({"matcher": "*", "hooks": [handler]})
 
     _edit_settings(project, edit)
     server = project.root / "mcp_graphify.py"
@@ -276,11 +316,41 @@ def test_a_failed_lookup_fires_post_tool_use_failure(narrowed: ScenarioRun) -> N
 
 
 def test_no_start_after_calls_whose_result_the_hook_ignores(narrowed: ScenarioRun) -> None:
+    """Reads, Greps and the Agent call never start the hook after them; other
+    Bash calls do not either on CLIs with `if` (2.1.85+), and still do on
+    older ones, which ignore the field (the registration is the same)."""
     ours = _ids(_fired(narrowed, "ours-PostToolUse") + _fired(narrowed, "ours-PostToolUseFailure"))
+    everything = _ids(
+        _fired(narrowed, "all-PostToolUse") + _fired(narrowed, "all-PostToolUseFailure")
+    )
     for key in (*NOT_LOOKUPS, "launch"):
         tid = narrowed.tool_use_id(key)
-        assert tid in _ids(_fired(narrowed, "all-PostToolUse")), key  # the call completed
+        assert tid in everything, key  # the call completed
         assert tid not in ours, key  # ... and started no interpreter for graphify-nudge
+    assert narrowed.claude is not None
+    filtered = narrowed.claude.has("if_field")
+    for key in OTHER_BASH:
+        tid = narrowed.tool_use_id(key)
+        assert tid in everything, key
+        assert (tid in ours) is not filtered, (key, narrowed.claude.version)
+
+
+def test_if_semantics(narrowed: ScenarioRun) -> None:
+    """Which `if` handlers Claude Code ran, for every PreToolUse of the run,
+    is what :func:`hook_chain.if_matches` predicts for this CLI."""
+    assert narrowed.claude is not None
+    calls = {i["tool_use_id"]: i for i in _fired(narrowed, "m:star")}
+    for label, condition in CONDITIONS.items():
+        fired = set(_ids(_fired(narrowed, f"if:{label}")))
+        expected = {
+            tid
+            for tid, i in calls.items()
+            if hook_chain.if_matches(
+                condition, i["tool_name"], i["tool_input"], narrowed.claude.version
+            )
+        }
+        wrong = sorted(str(calls[t]["tool_input"])[:80] for t in fired ^ expected)
+        assert fired == expected, (label, condition, wrong)
 
 
 def test_the_hook_used_the_lookups(narrowed: ScenarioRun) -> None:
@@ -303,7 +373,10 @@ def test_matcher_semantics(narrowed: ScenarioRun) -> None:
     assert {"Read", "Grep", "Bash", "Agent", MCP_TOOL} <= set(calls.values()), calls
     for label, matcher in MATCHERS.items():
         fired = set(_ids(_fired(narrowed, f"m:{label}")))
-        expected = {tid for tid, tool in calls.items() if hook_chain.matcher_matches(matcher, tool)}
+        version = narrowed.claude.version if narrowed.claude else None
+        expected = {
+            tid for tid, tool in calls.items() if hook_chain.matcher_matches(matcher, tool, version)
+        }
         assert fired == expected, (label, matcher, sorted(calls[t] for t in fired ^ expected))
 
 
@@ -335,7 +408,10 @@ def _with_evidence(text: str, project: Project, prefix: str) -> str:
             event = stripped[:-1]
         elif stripped.startswith("- {") and hook_chain.is_ours(stripped):
             group = json.loads(stripped[2:])
-            group["hooks"].append(_evidence(project, f"{prefix}{event}"))
+            evidence = _evidence(project, f"{prefix}{event}")
+            if "if" in group["hooks"][0]:  # start exactly when ours does
+                evidence["if"] = group["hooks"][0]["if"]
+            group["hooks"].append(evidence)
             indent = line[: len(line) - len(line.lstrip())]
             out.append(f"{indent}- {json.dumps(group)}\n")
             continue
@@ -345,7 +421,7 @@ def _with_evidence(text: str, project: Project, prefix: str) -> str:
 
 @pytest.fixture(scope="module")
 def frontmatter(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> tuple[ScenarioRun, Path]:
     project = _project(tmp_path_factory, "frontmatter", graphify_bin)
     agents = project.repo / ".claude" / "agents"
@@ -437,7 +513,8 @@ def test_a_plugin_agent_runs_no_frontmatter_hooks(frontmatter: tuple[ScenarioRun
     logs = run_.cli.stderr + "".join(
         p.read_text(errors="replace") for p in (run_.project.home / ".claude" / "debug").glob("*")
     )
-    assert "sets hooks, which is ignored for plugin agents" in logs  # ... and the CLI says why
+    if run_.claude is not None and run_.claude.has("plugin_hooks_notice"):
+        assert "sets hooks, which is ignored for plugin agents" in logs  # ... and says why
     # routing check reports it, given the same plugin
     out = run(
         [
@@ -493,7 +570,7 @@ def _off_script(repo: Path) -> dict[str, Script]:
     ],
 )
 def test_every_off_switch(
-    way: str, tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    way: str, tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> None:
     name = "off-" + "".join(c if c.isalnum() else "-" for c in way)
     project = _project(tmp_path_factory, name, graphify_bin)
@@ -531,7 +608,7 @@ def test_every_off_switch(
 
 
 def test_a_project_env_pin_defeats_the_exported_off_switch(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Path, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
 ) -> None:
     """Why install writes no env and routing check flags one: settings `env`
     beats what the user exported."""

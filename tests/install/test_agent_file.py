@@ -43,8 +43,12 @@ def test_round_trip(name: str) -> None:
     assert kept == []  # every line of the file is still there
     hooks = agent_file.read_hooks(once)
     mine = hook_chain.ours(hooks)
-    assert sorted(h.event for h in mine) == sorted(hook_chain.TOOL_EVENTS)
-    assert {h.matcher for h in mine if h.event != "PreToolUse"} == {hook_chain.LOOKUP_MATCHER}
+    groups = hook_chain.GROUPS
+    assert sorted(h.event for h in mine) == sorted(
+        e for e in hook_chain.TOOL_EVENTS for _ in groups[e]
+    )
+    post = {(h.matcher, h.condition) for h in mine if h.event != "PreToolUse"}
+    assert post == set(groups["PostToolUse"]) == set(groups["PostToolUseFailure"])
     assert all(h.command == CMD for h in mine)
     if "\r\n" in text:
         assert "\n" not in once.replace("\r\n", "")
@@ -63,7 +67,8 @@ def test_existing_hooks_are_read_and_kept() -> None:
 def test_a_mode_change_replaces_the_lines() -> None:
     advise = agent_file.install(STYLES["bare"], CMD, hook_chain.TOOL_EVENTS)
     off = agent_file.install(advise, CMD.replace("advise", "off"), hook_chain.TOOL_EVENTS)
-    assert "--mode=advise" not in off and off.count("--mode=off") == 3
+    lines = sum(len(hook_chain.GROUPS[e]) for e in hook_chain.TOOL_EVENTS)
+    assert "--mode=advise" not in off and off.count("--mode=off") == lines
     assert agent_file.uninstall(off) == STYLES["bare"]
 
 

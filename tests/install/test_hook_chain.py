@@ -242,3 +242,64 @@ def test_claude_settings_merges_below_managed_and_above_local(tmp_path: Path) ->
     assert [s.name for s in hc.in_merge_order(scopes)] == ["user", "local", "flag", "managed"]
     merged = {k: v for k, (v, _s) in hc.merged_env(scopes).items()}
     assert merged == {"M": "managed", "L": "flag", "U": "local"}
+
+
+# -- the `if` field (CLI 2.1.85+), as measured in tests/e2e/test_e2e_registration.py
+
+
+@pytest.mark.parametrize(
+    ("command", "runs"),
+    [
+        ("graphify explain 'apply_overlay'", True),
+        ("cd src && graphify explain x --graph ../.graphify/graph.json", True),
+        ("GRAPHIFY_OUT=.graphify graphify explain x", True),
+        ("graphify query 'who calls x' | head -5", True),
+        ("ls; graphify explain x", True),
+        ("ls\ngraphify path a b", True),
+        ("graphify", True),
+        ("/usr/local/bin/graphify explain x", False),
+        ("time graphify explain x", False),
+        ("grep -rn graphify .", False),
+        ("git status", False),
+        ("graphifyx explain", False),
+    ],
+)
+def test_the_lookup_if_lets_lookups_through(command: str, runs: bool) -> None:
+    assert hc.if_matches(hc.LOOKUP_IF, "Bash", {"command": command}) is runs
+
+
+def test_an_if_names_its_tool() -> None:
+    assert not hc.if_matches(hc.LOOKUP_IF, "mcp__graphify__query_graph", {"question": "x"})
+    assert hc.if_matches("Read", "Read", {"file_path": "/x"})
+    assert not hc.if_matches("Read", "Grep", {})
+    assert hc.if_matches(None, "Edit", {})
+    assert not hc.if_matches("(broken", "Bash", {"command": "graphify"})
+
+
+def test_a_cli_before_the_field_ignores_it() -> None:
+    assert hc.if_matches(hc.LOOKUP_IF, "Bash", {"command": "git status"}, cli="2.1.84")
+    assert not hc.if_matches(hc.LOOKUP_IF, "Bash", {"command": "git status"}, cli="2.1.85")
+
+
+def test_installs_groups_start_once_per_lookup_and_not_after_other_calls() -> None:
+    """The registration install writes (hook_chain.GROUPS): each lookup starts
+    exactly one handler after it returns; nothing else starts one."""
+    for event in ("PostToolUse", "PostToolUseFailure"):
+        handlers = list(hc.handlers({event: hc._groups(event, "python3 graphify_nudge")}))
+        calls = {
+            ("Bash", "graphify explain x"): 1,
+            ("mcp__graphify__query_graph", ""): 1,
+            ("Bash", "git status"): 0,
+            ("Read", ""): 0,
+            ("TaskOutput", ""): 0,
+        }
+        for (tool, command), n in calls.items():
+            data = {"command": command} if command else {}
+            assert sum(hc.starts(h, tool, data) for h in handlers) == n, (event, tool, command)
+
+
+def test_comma_lists_are_regexes_before_2_1_191() -> None:
+    assert hc.matcher_matches("Read, Grep", "Read")
+    assert hc.matcher_matches("Read, Grep", "Read", cli="2.1.191")
+    assert not hc.matcher_matches("Read, Grep", "Read", cli="2.1.190")
+    assert hc.matcher_matches("Read|Grep", "Grep", cli="2.1.69")

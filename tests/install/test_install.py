@@ -56,13 +56,15 @@ def _settings(project: Path) -> Path:
 
 
 def _nudge_index(doc: dict[str, Any], event: str) -> int:
+    """Where our groups start: install writes hook_chain.GROUPS[event], side by side."""
     groups = doc["hooks"][event]
     found = [
         i
         for i, g in enumerate(groups)
         if any(hook_chain.is_ours(h.get("command")) for h in g["hooks"])
     ]
-    assert len(found) == 1, groups
+    assert len(found) == len(hook_chain.GROUPS[event]), groups
+    assert found == list(range(found[0], found[0] + len(found))), groups
     return found[0]
 
 
@@ -149,11 +151,10 @@ def test_other_content_is_kept(
     assert set(before) - set(after) <= {"env"}  # an env that held only the mode pin
     assert "MISHKAN_GRAPHIFY_NUDGE" not in after.get("env", {})  # the mode is --mode=
     for event in hook_chain.EVENTS:
-        group = after["hooks"][event][_nudge_index(after, event)]
-        assert group.get("matcher") == hook_chain.MATCHERS[event]
-        assert group["hooks"] == [
-            {"type": "command", "command": group["hooks"][0]["command"], "timeout": 10}
-        ]
+        at = _nudge_index(after, event)
+        mine = after["hooks"][event][at : at + len(hook_chain.GROUPS[event])]
+        command = mine[0]["hooks"][0]["command"]
+        assert mine == hook_chain._groups(event, command)
 
 
 def test_only_the_added_lines_change(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -187,7 +188,8 @@ def test_nudge_goes_after_security_and_model_route(
     assert _run(project, capsys)[0] == 0
     doc = json.loads(_settings(project).read_text())
     assert _nudge_index(doc, "PreToolUse") == index
-    assert _nudge_index(doc, "PostToolUse") == len(doc["hooks"]["PostToolUse"]) - 1
+    post = doc["hooks"]["PostToolUse"]
+    assert _nudge_index(doc, "PostToolUse") == len(post) - len(hook_chain.GROUPS["PostToolUse"])
     code, out, _err = run_cli(
         "mishkan_core.routing.cli", ["check", "--settings", str(_settings(project))], capsys
     )
@@ -330,7 +332,8 @@ def test_mode_change_touches_only_the_mode(
     after = _settings(project).read_text().splitlines()
     changed = [(a, b) for a, b in zip(before, after) if a != b]
     assert len(before) == len(after)
-    assert len(changed) == len(hook_chain.EVENTS)  # one command line per event
+    groups = sum(len(g) for g in hook_chain.GROUPS.values())
+    assert len(changed) == groups  # one command line per group install wrote
     assert all(a.replace("--mode=telemetry", "--mode=advise") == b for a, b in changed)
 
 
@@ -560,7 +563,8 @@ def test_scope_agents_round_trip(project: Path, capsys: pytest.CaptureFixture[st
     assert [h.event for h in hook_chain.ours(doc["hooks"])] == ["SessionStart"]
     for name in AGENTS:
         text = (project / ".claude" / "agents" / f"{name}.md").read_text()
-        assert text.count("--mode=advise") == 3, name
+        lines = sum(len(hook_chain.GROUPS[e]) for e in hook_chain.TOOL_EVENTS)
+        assert text.count("--mode=advise") == lines, name
         assert f"updated .claude/agents/{name}.md" in out
     assert (project / ".claude" / "agents" / "hiram.md").read_bytes() == b"---\nname: hiram\n---\n"
 
@@ -584,7 +588,9 @@ def test_switching_scopes_leaves_one_registration(
     assert _run(project, capsys, "--scope", "agents")[0] == 0
     assert _run(project, capsys, "--scope", "project")[0] == 0
     doc = json.loads(_settings(project).read_text())
-    assert sorted(h.event for h in hook_chain.ours(doc["hooks"])) == sorted(hook_chain.EVENTS)
+    assert sorted(h.event for h in hook_chain.ours(doc["hooks"])) == sorted(
+        e for e in hook_chain.EVENTS for _ in hook_chain.GROUPS[e]
+    )
     for name, data in files.items():
         assert (project / ".claude" / "agents" / f"{name}.md").read_bytes() == data
     assert _run(project, capsys, "--scope", "agents")[0] == 0

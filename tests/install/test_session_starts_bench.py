@@ -36,8 +36,22 @@ def test_starts_per_registration() -> None:
             "PostToolUse": 17,
             "PostToolUseFailure": 5,
         },
+        # with if: Bash(graphify *): only the 2 Bash lookups and the MCP one after
+        # success, the 1 failing lookup after failure (CLI 2.1.85+)
+        "settings-if": {
+            "SessionStart": 1,
+            "PreToolUse": 100,
+            "PostToolUse": 3,
+            "PostToolUseFailure": 1,
+        },
         # only the five agents' calls
         "agents": {"SessionStart": 1, "PreToolUse": 26, "PostToolUse": 7, "PostToolUseFailure": 2},
+        "agents-if": {
+            "SessionStart": 1,
+            "PreToolUse": 26,
+            "PostToolUse": 3,
+            "PostToolUseFailure": 1,
+        },
     }
 
 

@@ -402,3 +402,33 @@ def test_other_graphs_are_listed_but_the_link_is_one_graph(tmp_path: Path) -> No
     assert code == 0, err
     text = (project / "docs" / "sprint-close" / "again.md").read_text()
     assert "- Other graphs present: `.graphify/graph.json`; the hook reads only one" in text
+
+
+def test_a_sprint_whose_transcripts_hold_calls_the_telemetry_lacks_is_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 19, drift: the project's own transcripts (CLI 2.1.332, captured
+    in tests/metrics/fixtures) show hizkiah's six calls, the telemetry only
+    the session start: the artifact says the hook did not run."""
+    import shutil
+
+    fixtures = Path(__file__).resolve().parents[1] / "metrics" / "fixtures"
+    session = "c3b2293d-3c3d-4353-9eb4-3fb1a20c7633"
+    project = _project(tmp_path)
+    config = tmp_path / "claude-config"
+    mangled = "".join(c if c.isalnum() else "-" for c in str(project))
+    shutil.copytree(
+        fixtures / "cc-2.1.332-transcripts" / "-tmp-e2e-advise-repo", config / "projects" / mangled
+    )
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(config))
+    t = Telemetry(project / ".mishkan" / "telemetry")
+    t.ts = 1796169600.0  # 2026-12-01T00:00:00Z, the day the transcripts were written
+    t.start(session)
+    code, _out, err = _close(
+        _env(tmp_path), "--project", str(project), "--since", "2026-12-01",
+        "--until", "2026-12-02", "--sprint", "drift", "--extract", "print",
+    )  # fmt: skip
+    assert code == 0, err
+    text = (project / "docs" / "sprint-close" / "drift.md").read_text()
+    assert "drift: the transcripts show 6 calls by the five agents in 1 session" in text
+    assert _lint(project / "docs" / "sprint-close" / "drift.md").returncode == 0
