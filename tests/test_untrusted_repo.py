@@ -266,7 +266,7 @@ def test_routing_check_reads_a_hook_file_without_running_it(world: Path) -> None
     done = mishkan(world, "routing", "check", "--hook", "payload/mishkan/hooks/graphify_nudge.py",
                    cwd=world / "p")  # fmt: skip
     assert done.code == 0, done.stderr
-    assert "routing check: clean (matrix, hook)" in done.stderr
+    assert "routing check: clean (matrix, hook" in done.stderr
     assert not marker.exists()
     hook.write_text("SCOPE_AGENTS = frozenset(__import__('os').listdir('/'))\n")
     done = mishkan(world, "routing", "check", "--hook", str(hook))

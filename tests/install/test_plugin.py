@@ -110,10 +110,13 @@ def test_registers_in_the_plugin_after_security_and_model_route(
     assert '"${CLAUDE_PLUGIN_ROOT}/hooks" --mode=advise' in command
     parsed = hook_chain.parse_command(command)
     assert parsed.form == "import" and parsed.hooks_dir == "${CLAUDE_PLUGIN_ROOT}/hooks"
-    # the plugin's own post hook is kept, and ours is added after it
+    # the plugin's own post hook is kept, and our groups (hook_chain.GROUPS)
+    # are added after it
     post = doc["hooks"]["PostToolUse"]
     assert post[0]["hooks"][0]["command"].endswith("post-tool-observe.sh")
-    assert post[1]["matcher"] == hook_chain.LOOKUP_MATCHER
+    assert [(g["matcher"], g["hooks"][0].get("if")) for g in post[1:]] == list(
+        hook_chain.GROUPS["PostToolUse"]
+    )
     assert "updated hooks/hooks.json: PreToolUse, PostToolUse, PostToolUseFailure" in out
     assert "claude plugin validate" in out
     for name in ("graphify_nudge.py", "graphify_nudge_index.py"):
