@@ -818,6 +818,9 @@ def write_manifest(rows: list[dict[str, str]]) -> None:
         "# (bench/ingest_lint_corpus.py sets them); in a command a newline is written \\n,",
         "# a tab \\t and a backslash \\\\. Python 3.11.7, node 20, OpenJDK 17 and 25, gcc 12,",
         "# rustc nightly, perl 5.36, ruby 3.1, go 1.19, tcl 8.6 (Debian 12 packages).",
+        "# Splits shape-tune and first-contact (issue 24) come from bench/ingest_lint_wild.py:",
+        "# $WILD (its venv, npm prefix and sdists), $GOROOT; gcc 12, go 1.19, valgrind 3.19,",
+        "# LLVM 14, node 20, sqlite 3.40, OpenJDK 17, pip 25.2 and setuptools 80.9.0 sdists.",
     ]
     rows = sorted(rows, key=lambda r: r["path"])
     with open(OUT / "MANIFEST.tsv", "w", encoding="utf-8", newline="") as handle:

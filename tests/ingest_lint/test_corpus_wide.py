@@ -39,7 +39,7 @@ from tests.shared_data import missing
 
 RECALL_BAR = 0.95
 FAMILIES = frozenset((GRAPH_DUMP, PARSE_TREE, SYMBOL_TABLE, CALL_GRAPH, BULK_SOURCE))
-SPLITS = frozenset(("tune", "heldout", "heldout2"))
+SPLITS = frozenset(("tune", "heldout", "heldout2", "shape-tune", "first-contact"))
 
 
 def _ours() -> list[Labelled]:
