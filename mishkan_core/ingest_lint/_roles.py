@@ -26,6 +26,8 @@ from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._shape import KEYWORDS
 
 PROSE, NEUTRAL, MACHINE, HUMAN = 0, 1, 2, 3
+#: longer than any log line or frame: a line of minified code or a one-line dump
+LONG_LINE = 400
 
 # Function words: the grammar of a sentence. Words that are also keywords in common
 # languages (for, in, if, not, and, or, is, as, from, with, at) are left out, so
@@ -200,7 +202,8 @@ def line_roles(block: Block) -> list[int]:
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
             sentence[i] = fenced or not code_indent
             out.append(NEUTRAL if fenced or code_indent else PROSE)
-        elif is_neutral_output(text):
+        elif len(text) < LONG_LINE and is_neutral_output(text):
+            # (a minified line holds "Error: " in a string: code, not a log line)
             out.append(NEUTRAL)
         elif fenced:
             # a phrase in a fence is quoted text unless it looks like code (checked first:

@@ -34,6 +34,7 @@ from itertools import repeat
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
+from mishkan_core.ingest_lint._properties import Properties
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
     MACHINE,
@@ -105,6 +106,9 @@ def width(line: str) -> float:
 def nests_deep(line: str) -> bool:
     """Do the line's brackets nest DEPTH deep (a printed node tree does), within its
     first few hundred brackets?"""
+    head = line[:4096]
+    if head.count("(") + head.count("[") + head.count("{") < DEPTH:  # counted in C
+        return False
     level = 0
     for match in _BRACKET.finditer(line, 0, 4096):
         if match.group() in "([{":
@@ -313,28 +317,37 @@ def _regular(shape: Shape) -> tuple[int, int] | None:
 
 
 def _verdict(shape: Shape) -> str | None:
-    """The message when one of the three shapes is there."""
+    """The message when one of the shapes is there. Machine output (the shape model's
+    regularity properties, ``_properties.py``) comes first: it names what fired."""
     if shape.first is None or shape.machine < MIN_LISTING or shape.share < MIN_SHARE:
         return None
     share = f"{shape.share:.0%} of the content"
+    props = Properties(shape.listing)
+    prose = shape.prose / shape.content if shape.content else 0.0
+    described = f"; shape: {props.describe(prose)}"
+    if props.machine_output():
+        return (
+            f"machine-shaped: machine output ({', '.join(props.regular())}) makes up {share}, "
+            f"{len(shape.listing)} lines no sentence breaks{described}"
+        )
     if not _code_shaped(shape):
         return None
     if _bulk(shape):
         return (
             f"machine-shaped: {share} is not sentences ({shape.machine:.0f} of "
             f"{shape.content:.0f} line-widths), {shape.in_runs:.0f} in runs of {RUN:.0f}+ "
-            "that no sentence breaks"
+            f"that no sentence breaks{described}"
         )
     if shape.nested >= MIN_NESTED:
         return (
             f"machine-shaped: {shape.nested:.0f} line-widths of brackets nested {DEPTH}+ "
-            f"deep, a printed tree ({share})"
+            f"deep, a printed tree ({share}){described}"
         )
     regular = _regular(shape)
     if regular is not None:
         return (
             f"machine-shaped: a listing of {regular[0]} lines stamped from {regular[1]} "
-            f"templates, each naming code ({share})"
+            f"templates, each naming code ({share}){described}"
         )
     return None
 
