@@ -21,11 +21,16 @@ cheap gate lets through (see ``_detectors/machine_shape.py``).
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from mishkan_core.ingest_lint._model import Block
+from mishkan_core.ingest_lint._properties import skeleton_of
 from mishkan_core.ingest_lint._shape import KEYWORDS
 
 PROSE, NEUTRAL, MACHINE, HUMAN = 0, 1, 2, 3
+#: a phrase whose skeleton this many lines of its block share was printed, not written
+#: ("  global time:     69.82", "fprintf/32 function body not available")
+PRINTED = 4
 #: longer than any log line or frame: a line of minified code or a one-line dump
 LONG_LINE = 400
 
@@ -190,6 +195,7 @@ def line_roles(block: Block) -> list[int]:
     stripped = [raw.strip() for raw in lines]
     sentence = [False] * len(lines)
     out = []
+    skeletons: Counter[str] | None = None  # counted on the first phrase
     for i, raw in enumerate(lines):
         text = stripped[i]
         if not text.strip(MARKUP) or (text[0] == "<" and _COMMENT_EDGE.fullmatch(text)):
@@ -211,7 +217,12 @@ def line_roles(block: Block) -> list[int]:
             out.append(NEUTRAL if not code_shaped(text) and is_wordy(text) else MACHINE)
         elif is_wordy(text) and not code_shaped(_MARKUP_SPAN.sub(" ", text)):
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
-            out.append(NEUTRAL if code_indent else HUMAN)
+            if skeletons is None:
+                skeletons = Counter(map(skeleton_of, stripped))
+            if skeletons[skeleton_of(text)] >= PRINTED and not text.startswith("|"):
+                out.append(MACHINE)  # a phrase stamped from a template: a tool printed it
+            else:
+                out.append(NEUTRAL if code_indent else HUMAN)
         elif is_page_markup(text):
             out.append(HUMAN)
         else:

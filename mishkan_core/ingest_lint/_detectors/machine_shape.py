@@ -34,7 +34,7 @@ from itertools import repeat
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._properties import Properties
+from mishkan_core.ingest_lint._properties import Properties, skeleton_of
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
     MACHINE,
@@ -164,6 +164,7 @@ def could_fire(doc: Document) -> bool:
         step = max(1, round(len(picked) * lines / (GATE_SAMPLE * block.nonblank)))
         picked = picked[::step]
         scale = block.nonblank / len(picked)
+        printed: Counter[str] = Counter()  # the sample's skeletons, counted on the first phrase
         for line in picked:
             stripped = line.strip()
             if not stripped.strip(MARKUP):
@@ -177,12 +178,27 @@ def could_fire(doc: Document) -> bool:
                 or stripped.startswith(_HINT_OPENS)
                 or _HINT.search(line)
                 or (stripped[0] in "<[" and is_page_markup(stripped))
-                or is_wordy(stripped)
+                or (
+                    is_wordy(stripped)
+                    and not _printed(stripped, printed or _count(printed, picked))
+                )
             ):
                 prose += weight
                 if prose >= enough:
                     return False
     return total >= MIN_LISTING and prose < GATE_PROSE * total
+
+
+def _printed(line: str, counts: Counter[str]) -> bool:
+    """Is a phrase of the sample one of several stamped from its skeleton (a tool's
+    "key:   value" lines), not words a person wrote? ``counts``: the sample's skeletons
+    (``_count`` fills them on the first phrase)."""
+    return counts[skeleton_of(line)] >= 3 and line[:1] != "|"
+
+
+def _count(counts: Counter[str], picked: list[str]) -> Counter[str]:
+    counts.update(map(skeleton_of, picked))
+    return counts
 
 
 def _scale(block: Block) -> float:
