@@ -252,3 +252,36 @@ def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role:
                 ):
                     out[i] = role
         start = end + 1 if not text else end
+
+
+#: a document whose sentences make up this share of its content (and PROSE_WIDTHS line
+#: widths at least), or LONG_PROSE widths and LONG_SHARE of it, is carried by prose: a
+#: hand-written listing in it, however long, is the document's example, not its
+#: substance (docs/ingest_lint.md, "Where the line is")
+PROSE_SHARE = 0.2
+PROSE_WIDTHS = 10.0
+LONG_PROSE = 40.0
+LONG_SHARE = 0.12
+
+
+def prose_carried(blocks: list[Block]) -> tuple[bool, float]:
+    """(carried, share): is the document carried by prose, and what share of its content
+    (by line width, a line of 80 characters one) its sentences are. Sentences live
+    outside fences, so only those blocks get roles; a fence counts by its widths."""
+    prose = content = 0.0
+    for block in blocks:
+        if block.fenced:
+            content += sum(max(1.0, len(line) / 80.0) for line in block.lines if line.strip())
+            continue
+        for line, role in zip(block.lines, line_roles(block)):
+            if not line.strip():
+                continue
+            weight = max(1.0, len(line.strip()) / 80.0)
+            content += weight
+            if role == PROSE:
+                prose += weight
+    share = prose / content if content else 0.0
+    carried = (prose >= PROSE_WIDTHS and share >= PROSE_SHARE) or (
+        prose >= LONG_PROSE and share >= LONG_SHARE
+    )
+    return carried, share

@@ -52,6 +52,9 @@ from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
 LINE = 80.0
 #: the share of the content (by width) every shape needs
 MIN_SHARE = 0.75
+#: machine output (the shape model's regularity) needs only this share: a listing a tool
+#: printed is rejected even in a document carried by prose once it is most of it
+OUTPUT_SHARE = 0.5
 # bulk: machine width, a higher share, and the part of it in runs no sentence breaks
 MIN_MACHINE = 40.0
 BULK_SHARE = 0.8
@@ -75,7 +78,7 @@ STAMPED = 4
 #: GATE_PROSE of the width or more cannot reach MIN_SHARE (every document IL601
 #: fires on in the corpus samples under 0.07)
 GATE_SAMPLE = 20
-GATE_PROSE = 0.3
+GATE_PROSE = 0.5
 # the commonest function words, for the gate (a subset: the sample underestimates);
 # the pattern opens with a space, which the regex engine scans for quickly
 _HINT = re.compile(
@@ -224,7 +227,7 @@ def _widths(block: Block) -> float:
 def _out_of_reach(most: float, prose: float) -> bool:
     """MIN_SHARE is out of reach with ``most`` machine width at the very most (with a
     margin for the order the widths are summed in: these sums are not the verdict's)."""
-    return most < MIN_SHARE * (most + prose) * (1 - 1e-9)
+    return most < OUTPUT_SHARE * (most + prose) * (1 - 1e-9)
 
 
 def measure(doc: Document) -> Shape:
@@ -335,18 +338,21 @@ def _regular(shape: Shape) -> tuple[int, int] | None:
 def _verdict(shape: Shape) -> str | None:
     """The message when one of the shapes is there. Machine output (the shape model's
     regularity properties, ``_properties.py``) comes first: it names what fired."""
-    if shape.first is None or shape.machine < MIN_LISTING or shape.share < MIN_SHARE:
+    if shape.first is None or shape.machine < MIN_LISTING or shape.share < OUTPUT_SHARE:
         return None
     share = f"{shape.share:.0%} of the content"
     props = Properties(shape.listing)
     prose = shape.prose / shape.content if shape.content else 0.0
     described = f"; shape: {props.describe(prose)}"
-    if props.machine_output():
+    # below MIN_SHARE, machine output must be one pasted listing, not snippets between
+    # paragraphs: most of the content in runs that no sentence breaks
+    pasted = shape.share >= MIN_SHARE or shape.in_runs >= OUTPUT_SHARE * shape.content
+    if pasted and props.machine_output():
         return (
             f"machine-shaped: machine output ({', '.join(props.regular())}) makes up {share}, "
             f"{len(shape.listing)} lines no sentence breaks{described}"
         )
-    if not _code_shaped(shape):
+    if shape.share < MIN_SHARE or not _code_shaped(shape):
         return None
     if _bulk(shape):
         return (
