@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 
 from mishkan_core.ingest_lint._model import Finding
 from mishkan_core.ingest_lint._reader import E_SYMLINK_LOOP, SKIP_DIRS, TEXT_SUFFIXES, os_error
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (collections costs a one-file pre-commit run its import)
+    from collections.abc import Iterator
 
 
 def iter_files(paths: list[str]) -> Iterator[tuple[str, Finding | None]]:

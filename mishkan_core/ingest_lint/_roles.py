@@ -26,6 +26,7 @@ from collections import Counter
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._properties import skeleton_of
 from mishkan_core.ingest_lint._shape import KEYWORDS
+from mishkan_core.ingest_lint._words import FUNCTION_WORDS, WEAK_WORDS
 
 PROSE, NEUTRAL, MACHINE, HUMAN = 0, 1, 2, 3
 #: a phrase whose skeleton this many lines of its block share was printed, not written
@@ -34,25 +35,7 @@ PRINTED = 4
 #: longer than any log line or frame: a line of minified code or a one-line dump
 LONG_LINE = 400
 
-# Function words: the grammar of a sentence. Words that are also keywords in common
-# languages (for, in, if, not, and, or, is, as, from, with, at) are left out, so
-# "for x in xs" is not a sentence. Short ones that a line of code may hold as a
-# name ("a", "it", "to", "on") count only in pairs, or beside two ordinary words
-# ("connecting to nodejs.org using h1").
-# fmt: off
-FUNCTION_WORDS = frozenset((
-    "the", "an", "of", "to", "we", "it", "this", "that", "be", "are", "was", "were", "has",
-    "have", "will", "would", "should", "can", "could", "our", "they", "you", "which", "when",
-    "because", "but", "than", "also", "only", "into", "been", "may", "must", "there", "these",
-    "those", "its", "their", "your", "what", "how", "why", "on", "by", "a",
-    "The", "An", "A", "We", "It", "This", "In", "To", "When", "If", "Our", "There", "These",
-    "Those", "What", "How", "Why", "By", "On", "That", "Its", "Their", "Your", "They", "You",
-    "Which", "Because", "But", "Also", "Only",
-))
-_WEAK = frozenset(
-    ("a", "an", "it", "to", "on", "by", "be", "A", "An", "It", "To", "On", "By", "In")
-)
-# fmt: on
+_WEAK = WEAK_WORDS
 
 # Accepted content at the start of a line: prompts, frames and diagnostics (Java/JS
 # "at", Python 'File "', gdb "#3", native "12: 0x..", Rust "--> a.rs:1:2", Ruby

@@ -55,6 +55,8 @@ MIN_SHARE = 0.75
 #: machine output (the shape model's regularity) needs only this share: a listing a tool
 #: printed is rejected even in a document carried by prose once it is most of it
 OUTPUT_SHARE = 0.5
+#: and this many lines of it: a few snippets stamped alike are examples, not a listing
+MIN_OUTPUT = 20
 # bulk: machine width, a higher share, and the part of it in runs no sentence breaks
 MIN_MACHINE = 40.0
 BULK_SHARE = 0.8
@@ -347,7 +349,7 @@ def _verdict(shape: Shape) -> str | None:
     # below MIN_SHARE, machine output must be one pasted listing, not snippets between
     # paragraphs: most of the content in runs that no sentence breaks
     pasted = shape.share >= MIN_SHARE or shape.in_runs >= OUTPUT_SHARE * shape.content
-    if pasted and props.machine_output():
+    if pasted and len(shape.listing) >= MIN_OUTPUT and props.machine_output():
         return (
             f"machine-shaped: machine output ({', '.join(props.regular())}) makes up {share}, "
             f"{len(shape.listing)} lines no sentence breaks{described}"
