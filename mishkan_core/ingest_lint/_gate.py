@@ -35,13 +35,14 @@ OTHER_SHARE = 0.15
 OTHER_LINES = 2
 #: marks of a listing anywhere in a block
 _LISTING_MARKS = ("->", "→", "├", "└", "│", "|--", "`--", "\t", "=>", "::", "@@")
-#: characters that mark code in a line; a sentence has at most MARKS of them
+#: characters that mark code; the lines of a block of sentences have MARKS of them at
+#: most, on average
 _CODE_CHARS = "{}[]<>=;|$\\"
 MARKS = 2
 
 
 def _located(line: str) -> bool:
-    """Does the line point into a file (``name.ext:12``, ``line 12``)?"""
+    """Does the text point into a file (``name.ext:12``, ``line 12``)?"""
     at = line.find(":")
     while at >= 0:
         if line[at + 1 : at + 2].isdigit() and "." in line[max(0, at - 24) : at]:
@@ -55,10 +56,7 @@ def _located(line: str) -> bool:
     return False
 
 
-def _sentence(line: str) -> bool:
-    if FUNCTION_WORDS.isdisjoint(line.split()):
-        return False
-    return sum(line.count(char) for char in _CODE_CHARS) <= MARKS and not _located(line)
+_NOT_CODE = bytes(b for b in range(256) if chr(b) not in _CODE_CHARS)
 
 
 def plainly_prose(doc: Document) -> bool:
@@ -73,6 +71,10 @@ def plainly_prose(doc: Document) -> bool:
         text = block.text
         if any(mark in text for mark in _LISTING_MARKS) or text.count(" calls ") >= 2:
             return False
+        # the block's marks of code, counted in C: a sentence has at most MARKS of them
+        marks = len(text.encode("utf-8", "surrogatepass").translate(None, _NOT_CODE))
+        if marks > MARKS * block.nonblank or _located(text):
+            return False
         other = 0
         for line in block.lines:
             stripped = line.strip()
@@ -80,10 +82,10 @@ def plainly_prose(doc: Document) -> bool:
                 continue
             if len(stripped) > LONG:
                 return False
-            if _sentence(stripped):
-                sentences += 1
-            else:
+            if FUNCTION_WORDS.isdisjoint(stripped.split()):
                 other += 1
+            else:
+                sentences += 1
         if other > max(OTHER_LINES, OTHER_SHARE * block.nonblank):
             return False
     # snippets: a few lines in all, or well under the sentences around them (no rule

@@ -32,7 +32,7 @@ import re
 from collections import Counter
 
 #: the most lines a property reads (spread evenly over the listing)
-SAMPLE = 240
+SAMPLE = 48
 #: a line this long is far longer than prose
 LONG = 300
 
@@ -54,9 +54,9 @@ _TREE = re.compile(r"[ \t]*(?:[│┃|:][ \t]*)*(?:[├└┣┗╰╠╚┬┼]
 # a code name: qualified (a.b, a::b, a->b, a#b), called (f(), f(x)), snake_case, camelCase,
 # $x, or a hexadecimal number
 _CODE_WORD = re.compile(
-    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$]|\w\(|[A-Za-z0-9]_[A-Za-z0-9]|[a-z][A-Z]|\$\w"
-    r"|0x[0-9A-Fa-f]"
-)
+    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*"
+    r"|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+"
+)  # (each branch runs to the end of its word, so a word counts once: "actor_ref_1")
 # an edge between two names: a relation word or an arrow
 _EDGE = re.compile(
     r"\S[ \t]+(?:calls|called by|imports|imported by|uses|used by|requires|depends on|extends"
@@ -69,6 +69,24 @@ def skeleton_of(line: str) -> str:
     """The line's skeleton: names, numbers and strings replaced by one letter, and a run
     of them ("a, a, a") collapsed, so list lines of any length share one."""
     return _REPEATS.sub("a…", _TOKEN.sub("a", line.strip()[:LONG]))
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_STRUCTURE = frozenset("\"'`[]{}()<>=")
+
+
+def printed_key(phrase: str) -> str:
+    """A phrase's skeleton for telling printed phrases from written ones: names,
+    numbers and strings made one letter, runs of blanks one blank, nothing collapsed
+    ("  global time:     69.82" and "self size: 39" share "a a: a"). A key of letters
+    and blanks alone ("a a a": "Flexible memory management") would say nothing, so a
+    phrase of words alone is its own key."""
+    key = " ".join(_TOKEN.sub("a", phrase[:LONG]).split())
+    if key.strip("a "):
+        return key
+    # words alone: the phrase itself, numbers dropped, is the key ("op0 is compile time
+    # invariant" three times is printed; three different phrases are a person's list)
+    return "=" + " ".join(phrase[:LONG].translate(_NO_DIGITS).split())
 
 
 def spread(lines: list[str], size: int = SAMPLE) -> list[str]:
@@ -119,10 +137,13 @@ class Properties:
         lines = [line for line in spread(listing) if line.strip()]
         self.lines = len(listing)
         n = len(lines) or 1
-        counts = Counter(skeleton_of(line) for line in lines)
-        # words and nothing else (a sentence, a phrase) have no skeleton to repeat
-        for plain in [key for key in counts if not key.strip("a… .,;:!?")]:
-            del counts[plain]
+        # words and nothing else (a sentence, a phrase) have no skeleton to repeat; a
+        # quoted name ('"lib/a.js",') or a bracket is structure
+        counts = Counter(
+            key
+            for key, line in zip(map(skeleton_of, lines), lines)
+            if key.strip("a… .,;:!?") or not _STRUCTURE.isdisjoint(line)
+        )
         self.skeleton = sum(c for _, c in counts.most_common(TEMPLATES)) / n
         self.tree = sum(1 for line in lines if _TREE.match(line)) / n
         self.columns = _columns(lines) if len(lines) >= 4 else 0.0
@@ -137,13 +158,9 @@ class Properties:
             marks += signs
             tokens = head.split()
             words += len(tokens)
-            named += sum(
-                1
-                for token in tokens
-                if _CODE_WORD.search(token)
-                and not ("@" in token and "." in token)
-                and "://" not in token  # an e-mail address or a URL is no code name
-            )
+            if "@" in head or "://" in head:  # an e-mail address or a URL is no code name
+                head = " ".join(t for t in tokens if "://" not in t and "@" not in t)
+            named += min(len(tokens), len(_CODE_WORD.findall(head)))
             edges += _EDGE.search(head) is not None
             if len(line) >= LONG and signs >= 0.15 * solid and solid >= 0.85 * len(head):
                 long_width += len(line)

@@ -24,7 +24,7 @@ import re
 from collections import Counter
 
 from mishkan_core.ingest_lint._model import Block
-from mishkan_core.ingest_lint._properties import skeleton_of
+from mishkan_core.ingest_lint._properties import printed_key
 from mishkan_core.ingest_lint._shape import KEYWORDS
 from mishkan_core.ingest_lint._words import FUNCTION_WORDS, WEAK_WORDS
 
@@ -178,7 +178,7 @@ def line_roles(block: Block) -> list[int]:
     stripped = [raw.strip() for raw in lines]
     sentence = [False] * len(lines)
     out = []
-    skeletons: Counter[str] | None = None  # counted on the first phrase
+    phrases: list[int] = []  # lines that are phrases, not sentences
     for i, raw in enumerate(lines):
         text = stripped[i]
         if not text.strip(MARKUP) or (text[0] == "<" and _COMMENT_EDGE.fullmatch(text)):
@@ -200,16 +200,21 @@ def line_roles(block: Block) -> list[int]:
             out.append(NEUTRAL if not code_shaped(text) and is_wordy(text) else MACHINE)
         elif is_wordy(text) and not code_shaped(_MARKUP_SPAN.sub(" ", text)):
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
-            if skeletons is None:
-                skeletons = Counter(map(skeleton_of, stripped))
-            if skeletons[skeleton_of(text)] >= PRINTED and not text.startswith("|"):
-                out.append(MACHINE)  # a phrase stamped from a template: a tool printed it
-            else:
-                out.append(NEUTRAL if code_indent else HUMAN)
+            if not text.startswith("|"):
+                phrases.append(i)  # (judged below, against the block's other phrases)
+            out.append(NEUTRAL if code_indent else HUMAN)
         elif is_page_markup(text):
             out.append(HUMAN)
         else:
             out.append(MACHINE)
+    if len(phrases) >= PRINTED:
+        # a phrase stamped from a skeleton PRINTED of the block's phrases share was printed
+        # by a tool ("  global time:     69.82"), not written
+        keys = [printed_key(stripped[i]) for i in phrases]
+        counts = Counter(keys)
+        for i, key in zip(phrases, keys):
+            if counts[key] >= PRINTED:
+                out[i] = MACHINE
     _paragraphs(out, stripped, sentence, NEUTRAL if fenced else PROSE)
     return out
 

@@ -34,7 +34,7 @@ from itertools import repeat
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._properties import Properties, skeleton_of
+from mishkan_core.ingest_lint._properties import Properties, printed_key
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
     MACHINE,
@@ -80,7 +80,7 @@ STAMPED = 4
 #: GATE_PROSE of the width or more cannot reach MIN_SHARE (every document IL601
 #: fires on in the corpus samples under 0.07)
 GATE_SAMPLE = 20
-GATE_PROSE = 0.5
+GATE_PROSE = 0.3
 # the commonest function words, for the gate (a subset: the sample underestimates);
 # the pattern opens with a space, which the regex engine scans for quickly
 _HINT = re.compile(
@@ -169,7 +169,7 @@ def could_fire(doc: Document) -> bool:
         step = max(1, round(len(picked) * lines / (GATE_SAMPLE * block.nonblank)))
         picked = picked[::step]
         scale = block.nonblank / len(picked)
-        printed: Counter[str] = Counter()  # the sample's skeletons, counted on the first phrase
+        phrases: list[tuple[str, float]] = []  # judged at the block's end, together
         for line in picked:
             stripped = line.strip()
             if not stripped.strip(MARKUP):
@@ -183,27 +183,29 @@ def could_fire(doc: Document) -> bool:
                 or stripped.startswith(_HINT_OPENS)
                 or _HINT.search(line)
                 or (stripped[0] in "<[" and is_page_markup(stripped))
-                or (
-                    is_wordy(stripped)
-                    and not _printed(stripped, printed or _count(printed, picked))
-                )
             ):
                 prose += weight
                 if prose >= enough:
                     return False
+            elif is_wordy(stripped):
+                phrases.append((stripped, weight))
+        prose += _written(phrases)
+        if prose >= enough:
+            return False
     return total >= MIN_LISTING and prose < GATE_PROSE * total
 
 
-def _printed(line: str, counts: Counter[str]) -> bool:
-    """Is a phrase of the sample one of several stamped from its skeleton (a tool's
-    "key:   value" lines), not words a person wrote? ``counts``: the sample's skeletons
-    (``_count`` fills them on the first phrase)."""
-    return counts[skeleton_of(line)] >= 3 and line[:1] != "|"
-
-
-def _count(counts: Counter[str], picked: list[str]) -> Counter[str]:
-    counts.update(map(skeleton_of, picked))
-    return counts
+def _written(phrases: list[tuple[str, float]]) -> float:
+    """The weight of the phrases a person wrote: those whose ``printed_key`` three or
+    more phrases of the sample share were printed by a tool ("  global time:  69.82"),
+    and do not count on the document's side."""
+    if len(phrases) < 3:
+        return sum(weight for _, weight in phrases)
+    keys = [printed_key(text) for text, _ in phrases]
+    counts = Counter(keys)
+    return sum(
+        weight for (text, weight), key in zip(phrases, keys) if counts[key] < 3 or text[:1] == "|"
+    )
 
 
 def _scale(block: Block) -> float:
