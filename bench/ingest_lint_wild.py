@@ -27,6 +27,16 @@ with the corpora before them:
   accept by rule, before linting: each is a design or policy document whose decision
   is carried by prose (docs/ingest_lint.md, "Where the line is").
 
+``first-contact-2`` was generated after the model was frozen, from tool families and
+organisations of its own: luac, Pygments, pytest's collection, ruff's import graph, GNU
+ld's link map, cpp's macro table, gcc's ``-aux-info``, ``-fstack-usage`` and
+``-fverbose-asm``, mypy's any-exprs report, jdeprscan, cargo metadata; over penlight
+(Lua), CPython's ``heapq``/``bisect``/``textwrap``/``email``/``asyncio``/``json``, libpng
+and libidn2's examples; accepts from SQLite's design documents (sqlite3-doc, HTML made
+text) and the GNU coding and maintainers' standards (gnu-standards, one Info node
+each), all labelled accept by the same rule. (mypy's line-count report was dropped: it
+printed four lines.)
+
 Commands use $WILD (/work/cache/ingest-corpus: a venv, an npm prefix, the sdists),
 $PYLIB (CPython 3.11's standard library), $GOROOT and $TMP. Each artifact is wrapped as
 ``bench/ingest_lint_corpus.py`` wraps its tools (a short note, a fence or none, chosen
@@ -80,6 +90,9 @@ NM = "$WILD/node/node_modules"
 VPY = "$WILD/venv/bin/python"
 ST = "shape-tune"
 FC = "first-contact"
+FC2 = "first-contact-2"
+PL = "/usr/share/lua/5.1/pl"
+DEV = "/work/i24/.venv/bin"
 
 # The workloads the profilers and tracers run (CPython's standard library doing real
 # work): the runner writes each to $TMP/<name>.py before a command runs.
@@ -340,6 +353,59 @@ TOOLS: list[Tool] = [
          "Call graph of configparser"),
     Tool("fc-uv-pip-tree", "call-graph", "uv pip tree", "python", FC,
          "$WILD/venv/bin/uv pip tree --python $WILD/venv/bin/python", "Package tree from uv"),
+    # ------------------------------------------------------------ first-contact-2 (generated after
+    # the model was frozen: Lua, Pygments, pytest, ruff, GNU ld, cpp, gcc's -aux-info and
+    # -fstack-usage, mypy's reports, jdeprscan, cargo; SQLite's and GNU's documents)
+    Tool("f2-luac-list-stringx", "bulk-source", "luac -l -l (Lua bytecode)", "lua", FC2,
+         f"cd $TMP && luac5.4 -l -l -p {PL}/stringx.lua", "Bytecode of penlight's stringx"),
+    Tool("f2-luac-list-list", "bulk-source", "luac -l (Lua bytecode)", "lua", FC2,
+         f"cd $TMP && luac5.4 -l -p {PL}/List.lua", "List.lua compiled"),
+    Tool("f2-luac-list-tablex", "bulk-source", "luac -l -l (Lua bytecode)", "lua", FC2,
+         f"cd $TMP && luac5.4 -l -l -p {PL}/tablex.lua", "tablex bytecode"),
+    Tool("f2-pygments-raw-heapq", "parse-tree", "pygmentize -f raw (token stream)", "python", FC2,
+         f"{DEV}/pygmentize -f raw -l python $PYLIB/heapq.py", "heapq's tokens"),
+    Tool("f2-pygments-raw-lua", "parse-tree", "pygmentize -f raw (token stream)", "lua", FC2,
+         f"{DEV}/pygmentize -f raw -l lua {PL}/Set.lua", "Tokens of Set.lua"),
+    Tool("f2-pygments-tokens-c", "parse-tree", "pygmentize -f tokens", "c", FC2,
+         f"{DEV}/pygmentize -f tokens -l c /usr/share/doc/liblzma-dev/examples/02_decompress.c",
+         "Token kinds in decompress.c"),
+    Tool("f2-pytest-collect-heapq", "symbol-table", "pytest --collect-only -q", "python", FC2,
+         f"cd $TMP && {DEV}/python -m pytest --collect-only -q -p no:cacheprovider $PYLIB/test/test_heapq.py $PYLIB/test/test_bisect.py",
+         "Test ids of heapq and bisect"),
+    Tool("f2-pytest-collect-tree", "symbol-table", "pytest --collect-only (tree)", "python", FC2,
+         f"cd $TMP && {DEV}/python -m pytest --collect-only -p no:cacheprovider $PYLIB/test/test_textwrap.py",
+         "How textwrap's tests are organised"),
+    Tool("f2-ruff-graph-email", "call-graph", "ruff analyze graph (JSON)", "python", FC2,
+         f"cd $PYLIB && {DEV}/ruff analyze graph --isolated email", "Import graph of email"),
+    Tool("f2-ruff-graph-json-dependents", "call-graph", "ruff analyze graph --direction dependents",
+         "python", FC2,
+         f"cd $PYLIB && {DEV}/ruff analyze graph --isolated --direction dependents asyncio",
+         "Who imports what in asyncio"),
+    Tool("f2-gcc-aux-info-png", "symbol-table", "gcc -aux-info (prototypes)", "c", FC2,
+         f"cd $TMP && gcc -c -aux-info protos.txt -o p.o {PNG}/pngtest.c && cat protos.txt",
+         "Every prototype pngtest sees"),
+    Tool("f2-gcc-stack-usage-png", "symbol-table", "gcc -fstack-usage (.su)", "c", FC2,
+         f"cd $TMP && gcc -O1 -fstack-usage -c -o p.o {PNG}/pngtest.c && cat p.su",
+         "Stack usage per function"),
+    Tool("f2-ld-map-png", "symbol-table", "GNU ld -Map (link map)", "c", FC2,
+         f"cd $TMP && gcc -O1 -o p {PNG}/pngtest.c -lpng -lz -lm -Wl,-Map=p.map && cat p.map",
+         "Link map of pngtest", 200),
+    Tool("f2-cpp-dm-png", "symbol-table", "cpp -dM (macro table)", "c", FC2,
+         "echo '#include <png.h>' | cpp -dM - | grep PNG_ | sort", "PNG_ macros in scope"),
+    Tool("f2-gcc-verbose-asm-idn", "bulk-source", "gcc -S -fverbose-asm", "c", FC2,
+         f"cd $TMP && gcc -O1 -S -fverbose-asm -o - {IDN}/decode.c", "decode.c as assembly"),
+    Tool("f2-mypy-any-exprs", "symbol-table", "mypy --any-exprs-report", "python", FC2,
+         f"cd $TMP && cp -r $PYLIB/json jsonpkg && {DEV}/mypy --any-exprs-report $TMP/r "
+         "jsonpkg >/dev/null 2>&1; cat $TMP/r/any-exprs.txt $TMP/r/types-of-anys.txt",
+         "Where json's Anys are"),
+    Tool("f2-jdeprscan-list", "symbol-table", "jdeprscan --list", "java", FC2,
+         "jdeprscan --release 17 --list", "Deprecated APIs in Java 17"),
+    Tool("f2-cargo-metadata", "graph-dump", "cargo metadata (JSON)", "rust", FC2,
+         "cd $TMP && cargo new -q --lib demo && cd demo && printf 'pub mod a { pub fn f() {} }\\n' "
+         ">> src/lib.rs && mkdir -p examples && echo 'fn main(){}' > examples/e.rs && "
+         "cargo metadata --offline --format-version 1 | "
+         f"{PYTHON} -m json.tool",
+         "cargo's view of the crate"),
 ]
 # fmt: on
 
@@ -379,6 +445,37 @@ _PERL_PODS = (
 )
 
 
+SQLITE_PAGES = (
+    "arch",
+    "atomiccommit",
+    "lockingv3",
+    "wal",
+    "howtocorrupt",
+    "isolation",
+    "tempfiles",
+    "whentouse",
+    "different",
+    "quirks",
+    "testing",
+    "omitted",
+    "asyncvfs",
+    "optoverview",
+    "queryplanner",
+    "fileformat2",
+    "lang_transaction",
+    "cintro",
+)
+
+
+def first_contact_2_accept() -> list[str]:
+    """SQLite's design documents (sqlite3-doc, HTML made text) and the GNU coding and
+    maintainers' standards (gnu-standards, one Info node each)."""
+    found = [f"/usr/share/doc/sqlite3/{name}.html" for name in SQLITE_PAGES]
+    for manual in ("standards", "maintain"):
+        found += [f"/usr/share/info/{manual}.info.gz#{k}" for k in range(2, 80, 5)]
+    return found
+
+
 def first_contact_accept() -> list[str]:
     found = [f"/usr/share/perl/5.36/pod/{name}.pod" for name in _PERL_PODS]
     for sdist, under in (
@@ -392,7 +489,102 @@ def first_contact_accept() -> list[str]:
     return found
 
 
+class _Text:
+    """HTML made markdown-ish text, as a person pasting a page would have it: headings
+    as "#", paragraphs and list items as lines, <pre> as fences."""
+
+    def __init__(self) -> None:
+        from html.parser import HTMLParser
+
+        out: list[str] = []
+        state = {"pre": False, "skip": 0, "item": False}
+
+        class Parser(HTMLParser):
+            def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+                if tag in ("script", "style", "head"):
+                    state["skip"] += 1
+                elif tag in ("h1", "h2", "h3", "h4"):
+                    out.append("\n\n" + "#" * int(tag[1]) + " ")
+                elif tag == "pre":
+                    state["pre"] = True
+                    out.append("\n\n```\n")
+                elif tag == "li":
+                    state["item"] = True
+                elif tag in ("p", "div", "br", "tr", "blockquote") and not state["item"]:
+                    out.append("\n\n" if tag != "br" else "\n")
+
+            def handle_endtag(self, tag: str) -> None:
+                if tag in ("script", "style", "head"):
+                    state["skip"] = max(0, state["skip"] - 1)
+                elif tag == "pre":
+                    state["pre"] = False
+                    out.append("\n```\n\n")
+
+            def handle_data(self, data: str) -> None:
+                if state["skip"]:
+                    return
+                if state["pre"]:
+                    out.append(data)
+                    return
+                if not data.strip():
+                    if data and out and not out[-1].endswith((" ", "\n")):
+                        out.append(" ")
+                    return
+                lead = " " if data[:1].isspace() else ""
+                if state["item"]:  # the item's first words, after its bullet
+                    state["item"] = False
+                    lead = "\n\n- "
+                out.append(lead + " ".join(data.split()) + (" " if data[-1:].isspace() else ""))
+
+        self.parser = Parser()
+        self.out = out
+
+    def convert(self, html_text: str) -> str:
+        self.parser.feed(html_text)
+        lines = [line.rstrip() for line in "".join(self.out).split("\n")]
+        kept: list[str] = []
+        fenced = False
+        for line in lines:
+            if line.startswith("```"):
+                fenced = not fenced
+            if fenced or line.startswith("```"):
+                kept.append(line)
+            elif line.strip() or (kept and kept[-1].strip()):
+                kept.append(line.strip())
+        return _wrap("\n".join(kept))
+
+
+def _wrap(text: str) -> str:
+    """Long paragraph lines wrapped at 80 columns outside fences."""
+    import textwrap
+
+    out: list[str] = []
+    fenced = False
+    for line in text.split("\n"):
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced or len(line) <= 88 or line.startswith("#"):
+            out.append(line)
+        else:
+            lead = "  " if line.startswith("- ") else ""
+            out += textwrap.wrap(line, 80, subsequent_indent=lead)
+    return "\n".join(out)
+
+
+def _info_node(path: str, k: int) -> str:
+    """The k-th node of an Info manual, its header dropped."""
+    with gzip.open(path, "rt", encoding="utf-8", errors="replace") as handle:
+        nodes = handle.read().split("\x1f\n")
+    node = nodes[k] if k < len(nodes) else ""
+    return node.split("\n", 1)[1] if "\n" in node else node
+
+
 def _read(source: str) -> str:
+    if "#" in source and ".info.gz#" in source:
+        path, _, k = source.partition("#")
+        return _info_node(path, int(k))
+    if source.endswith(".html"):
+        return _Text().convert(Path(source).read_text(encoding="utf-8", errors="replace"))
     if source.endswith(".gz"):
         with gzip.open(source, "rt", encoding="utf-8", errors="replace") as handle:
             return handle.read()
@@ -400,6 +592,9 @@ def _read(source: str) -> str:
 
 
 def accept_name(prefix: str, source: str) -> str:
+    if ".info.gz#" in source:
+        manual, _, k = source.partition("#")
+        return f"{prefix}-gnu-{Path(manual).name.split('.')[0]}-node{k}.fixture"
     path = Path(source.removesuffix(".gz"))
     stem = path.name.split(".")[0].lower()
     parent = path.parent.name.lower().replace("_sources", "devref")
@@ -521,7 +716,7 @@ def narrate(lines: list[str]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=(ST, FC, "all"), default="all")
+    parser.add_argument("--split", choices=(ST, FC, FC2, "all"), default="all")
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--setup", action="store_true")
     parser.add_argument("--narrate", action="store_true", help=argparse.SUPPRESS)
@@ -559,6 +754,8 @@ def main(argv: list[str] | None = None) -> int:
         accepts += [(ST, "st", s) for s in SHAPE_TUNE_ACCEPT]
     if args.split in (FC, "all") and not args.only:
         accepts += [(FC, "fc", s) for s in first_contact_accept()]
+    if args.split in (FC2, "all") and not args.only:
+        accepts += [(FC2, "f2", s) for s in first_contact_2_accept()]
     for split, prefix, source in accepts:
         text = _read(source)
         if len(text.split("\n")) < 30:
