@@ -78,8 +78,10 @@ def plainly_prose(doc: Document) -> bool:
         other = 0
         for line in block.lines:
             stripped = line.strip()
-            if not stripped or stripped[0] == "#":
+            if not stripped:
                 continue
+            if stripped[0] == "#" and stripped.lstrip("#")[:1] in ("", " "):
+                continue  # a heading ("#define", "#include" are code, not headings)
             if len(stripped) > LONG:
                 return False
             if FUNCTION_WORDS.isdisjoint(stripped.split()):

@@ -21,9 +21,8 @@ FRONT = "---\nmishkan: ingest\nkind: adr\n---\n"
 
 
 def _texts() -> list[tuple[str, str]]:
-    # (the first-contact split joins once it has been scored: it is never tuned on)
-    docs = [d for d in wide_documents() if not d.split.startswith("first-contact")]
-    docs += shape_documents(EXPECTED)
+    # (the first-contact splits joined once they had been scored)
+    docs = wide_documents() + shape_documents(EXPECTED)
     if (corpus_dir() / "LABELS.tsv").is_file():
         docs += shared_documents(corpus_dir())
     texts = [(d.name, d.path.read_text(encoding="utf-8")) for d in docs]
