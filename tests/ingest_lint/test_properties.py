@@ -65,3 +65,29 @@ def test_describe_marks_what_fired() -> None:
 
 def test_the_skeleton_collapses_names_and_numbers() -> None:
     assert skeleton_of("  foo.bar(12, 'x')") == skeleton_of("baz.qux(7, 'long string')")
+
+
+def test_the_properties_cost_the_same_on_any_size() -> None:
+    """The shape model reads a spread sample of lines cut at LONG characters: its
+    Python-level work does not grow with long lines, many lines or repeated characters
+    (counted in line events, not timed)."""
+    import sys
+
+    def events(listing: list[str]) -> int:
+        count = 0
+
+        def local(frame: object, event: str, arg: object) -> object:
+            nonlocal count
+            count += event == "line"
+            return local
+
+        sys.settrace(lambda frame, event, arg: local)  # type: ignore[arg-type,return-value]
+        try:
+            Properties(listing).describe(0.5)
+        finally:
+            sys.settrace(None)
+        return count
+
+    for unit in ("a", "  ", "a.b(", "├── x@1", "\t"):
+        assert events([unit * 20_000]) <= 1.2 * events([unit * 2_000]) + 50
+        assert events([unit * 8] * 40_000) <= 1.2 * events([unit * 8] * 4_000) + 50
