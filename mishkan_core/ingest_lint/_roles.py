@@ -172,7 +172,16 @@ def is_page_markup(line: str) -> bool:
 
 
 def line_roles(block: Block) -> list[int]:
-    """A role per line of the block (blank lines are NEUTRAL)."""
+    """A role per line of the block (blank lines are NEUTRAL), cached on the block (the
+    backstop and the line's prose measure both ask); read it, never change it."""
+    cached = block.cache.get("roles")
+    if isinstance(cached, list):
+        return cached
+    out = block.cache["roles"] = _line_roles(block)
+    return out
+
+
+def _line_roles(block: Block) -> list[int]:
     lines = block.lines
     fenced = block.fenced
     stripped = [raw.strip() for raw in lines]
