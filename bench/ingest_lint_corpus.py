@@ -40,6 +40,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "ingest_lint" / "corpus_wide"
@@ -830,29 +831,22 @@ def write_manifest(rows: list[dict[str, str]]) -> None:
         writer.writerows(rows)
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--split", choices=("tune", "heldout", "heldout2", "all"), default="tune")
-    parser.add_argument("--only", nargs="*", default=None)
-    parser.add_argument("--list", action="store_true")
-    parser.add_argument("--setup", action="store_true")
-    args = parser.parse_args(argv)
-    if args.list:
-        for tool in TOOLS:
-            print(f"{tool.split:8s} {tool.family:13s} {tool.language:11s} {tool.name}")
-        return 0
-    if args.setup:
-        setup()
-    rows = {row["path"]: row for row in _manifest_rows()}
+def generate(
+    tools: list[Tool],
+    run: Callable[[Tool], str],
+    rows: dict[str, dict[str, str]],
+    split: str,
+    only: list[str] | None,
+) -> int:
+    """Run each tool of ``split`` (or all, or those ``only`` names), write its artifact
+    and its manifest row into ``rows``; the count of tools that failed."""
     (OUT / "reject").mkdir(parents=True, exist_ok=True)
     failed = 0
-    for tool in TOOLS:
-        if args.split not in ("all", tool.split):
-            continue
-        if args.only is not None and tool.name not in args.only:
+    for tool in tools:
+        if split not in ("all", tool.split) or (only and tool.name not in only):
             continue
         try:
-            text = wrap(tool, run_tool(tool))
+            text = wrap(tool, run(tool))
         except (RuntimeError, subprocess.TimeoutExpired) as exc:
             print(f"FAILED {exc}", file=sys.stderr)
             failed += 1
@@ -868,7 +862,25 @@ def main(argv: list[str] | None = None) -> int:
             "split": tool.split,
             "source": exact(tool.command),
         }
-        print(f"{tool.name:40s} {len(text.splitlines()):4d} lines")
+        print(f"{tool.split:13s} {tool.name:40s} {len(text.splitlines()):4d} lines")
+    return failed
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--split", choices=("tune", "heldout", "heldout2", "all"), default="tune")
+    parser.add_argument("--only", nargs="*", default=None)
+    parser.add_argument("--list", action="store_true")
+    parser.add_argument("--setup", action="store_true")
+    args = parser.parse_args(argv)
+    if args.list:
+        for tool in TOOLS:
+            print(f"{tool.split:8s} {tool.family:13s} {tool.language:11s} {tool.name}")
+        return 0
+    if args.setup:
+        setup()
+    rows = {row["path"]: row for row in _manifest_rows()}
+    failed = generate(TOOLS, run_tool, rows, args.split, args.only)
     if args.split in ("heldout", "all") and args.only is None:
         for source in HELDOUT_ACCEPT:
             path = f"accept/{_accept_name(source)}"

@@ -62,8 +62,7 @@ from bench.ingest_lint_corpus import (  # noqa: E402
     Tool,
     _manifest_rows,
     copy_accept,
-    exact,
-    wrap,
+    generate,
     write_manifest,
 )
 
@@ -727,28 +726,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.setup:
         setup()
     rows = {row["path"]: row for row in _manifest_rows()}
-    failed = 0
-    for tool in TOOLS:
-        if args.split not in ("all", tool.split) or (args.only and tool.name not in args.only):
-            continue
-        try:
-            text = wrap(tool, run(tool))
-        except (RuntimeError, subprocess.TimeoutExpired) as exc:
-            print(f"FAILED {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        path = f"reject/{tool.name}.fixture"
-        (OUT / path).write_text(text, encoding="utf-8")
-        rows[path] = {
-            "path": path,
-            "label": "reject",
-            "family": tool.family,
-            "format": tool.fmt,
-            "language": tool.language,
-            "split": tool.split,
-            "source": exact(tool.command),
-        }
-        print(f"{tool.split:13s} {tool.name:40s} {len(text.splitlines()):4d} lines")
+    failed = generate(TOOLS, run, rows, args.split, args.only)
     accepts = []
     if args.split in (ST, "all") and not args.only:
         accepts += [(ST, "st", s) for s in SHAPE_TUNE_ACCEPT]

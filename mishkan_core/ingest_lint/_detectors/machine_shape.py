@@ -34,7 +34,7 @@ from itertools import repeat
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._properties import Properties, printed_key
+from mishkan_core.ingest_lint._properties import Properties, printed_key, skeleton_of
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
     MACHINE,
@@ -94,14 +94,13 @@ _CODE_NAME = re.compile(
     r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#|/)[A-Za-z_$]|\w\(|[a-z0-9]_[a-z0-9]|[a-z][A-Z]|`[^`\s]|<\w"
     r"|[A-Za-z]:\d|\d:\d|\b0x[0-9A-Fa-f]{4,}"
 )
-_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|0x[0-9A-Fa-f]+|\d+(?:\.\d+)*|[A-Za-z_$][\w$]*")
-_REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
 
 
 def template(line: str) -> str:
-    """The line's shape: names, numbers and strings replaced by one letter, and a
-    run of them ("a, a, a") collapsed, so list lines of any length share one."""
-    return _REPEATS.sub("a…", _TOKEN.sub("a", line.strip()))
+    """The line's shape: names, numbers and strings replaced by one letter, and a run
+    of them ("a, a, a") collapsed, so list lines of any length share one (the shape
+    model's skeleton, of the whole line)."""
+    return skeleton_of(line, None)
 
 
 def width(line: str) -> float:
