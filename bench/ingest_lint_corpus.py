@@ -710,58 +710,61 @@ def wrap(tool: Tool, output: str) -> str:
     )
 
 
+def ensure_venv(venv: Path, packages: list[str]) -> None:
+    """A virtualenv of PYTHON at ``venv`` with ``packages``, unless it is there."""
+    if venv.exists():
+        return
+    subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *packages], check=True)
+
+
+def ensure_npm(node: Path, packages: list[str]) -> None:
+    """An npm prefix at ``node`` with ``packages``, unless it is there."""
+    if (node / "node_modules").exists():
+        return
+    node.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["npm", "init", "-y"], cwd=node, check=True, capture_output=True)
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=node, check=True)
+
+
 def setup() -> None:
     """Build $VENV and $NODE and unpack $SRC (the versions used are in MANIFEST.tsv)."""
     venv = Path(ENV["VENV"])
-    if not venv.exists():
-        subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
-        subprocess.run(
-            [
-                str(venv / "bin" / "pip"),
-                "install",
-                "-q",
-                "pylint==4.1.4",
-                "pydeps==3.0.9",
-                "pyan3==2.9.0",
-                "radon==6.0.1",
-                "griffe==2.4.1",
-                "astroid==4.3.4",
-                "networkx==3.6.1",
-                "PyYAML==6.0.4",
-                "mypy",
-                "tree-sitter==0.26.1",
-                "tree-sitter-python==0.25.0",
-                "tree-sitter-java",
-                "tree-sitter-rust",
-            ],
-            check=True,
-        )
-    node = Path(ENV["NODE"])
-    if not (node / "node_modules").exists():
-        node.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "init", "-y"], cwd=node, check=True, capture_output=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "acorn@8",
-                "esprima@4",
-                "typescript@5",
-                "madge@8",
-                "dependency-cruiser@16",
-                "jsdoc@4",
-                "jsdoc-to-markdown@9",
-                "typedoc@0.28",
-                "esbuild@0.25",
-                "express@4",
-                "commander@12",
-                "tsconfig-paths@4",
-            ],
-            cwd=node,
-            check=True,
-        )
+    ensure_venv(
+        venv,
+        [
+            "pylint==4.1.4",
+            "pydeps==3.0.9",
+            "pyan3==2.9.0",
+            "radon==6.0.1",
+            "griffe==2.4.1",
+            "astroid==4.3.4",
+            "networkx==3.6.1",
+            "PyYAML==6.0.4",
+            "mypy",
+            "tree-sitter==0.26.1",
+            "tree-sitter-python==0.25.0",
+            "tree-sitter-java",
+            "tree-sitter-rust",
+        ],
+    )
+    ensure_npm(
+        Path(ENV["NODE"]),
+        [
+            "acorn@8",
+            "esprima@4",
+            "typescript@5",
+            "madge@8",
+            "dependency-cruiser@16",
+            "jsdoc@4",
+            "jsdoc-to-markdown@9",
+            "typedoc@0.28",
+            "esbuild@0.25",
+            "express@4",
+            "commander@12",
+            "tsconfig-paths@4",
+        ],
+    )
     src = Path(ENV["SRC"])
     if not (src / "java.base").exists():
         src.mkdir(parents=True, exist_ok=True)

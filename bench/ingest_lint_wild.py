@@ -62,6 +62,8 @@ from bench.ingest_lint_corpus import (  # noqa: E402
     Tool,
     _manifest_rows,
     copy_accept,
+    ensure_npm,
+    ensure_venv,
     generate,
     write_manifest,
 )
@@ -603,45 +605,24 @@ def accept_name(prefix: str, source: str) -> str:
 def setup() -> None:
     """$WILD's venv and npm prefix, and the two sdists unpacked (versions in MANIFEST)."""
     venv = WILD / "venv"
-    if not venv.exists():
-        subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
-        subprocess.run(
-            [
-                str(venv / "bin" / "pip"),
-                "install",
-                "-q",
-                "pyflowchart==0.4.0a4",
-                "pipdeptree==4.2.15",
-                "lizard==1.24.3",
-                "vulture==2.16",
-                "code2flow==2.5.1",
-                "py-spy==0.4.3",
-                "pyinstrument==5.1.3",
-                "yappi==1.7.6",
-                "uv==0.13.9",
-            ],
-            check=True,
-        )
-    node = WILD / "node"
-    if not (node / "node_modules").exists():
-        node.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "init", "-y"], cwd=node, check=True, capture_output=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "esbuild@0.25",
-                "terser@5",
-                "uglify-js@3",
-                "commander@12",
-                "express@4",
-                "lodash@4",
-            ],
-            cwd=node,
-            check=True,
-        )
+    ensure_venv(
+        venv,
+        [
+            "pyflowchart==0.4.0a4",
+            "pipdeptree==4.2.15",
+            "lizard==1.24.3",
+            "vulture==2.16",
+            "code2flow==2.5.1",
+            "py-spy==0.4.3",
+            "pyinstrument==5.1.3",
+            "yappi==1.7.6",
+            "uv==0.13.9",
+        ],
+    )
+    ensure_npm(
+        WILD / "node",
+        ["esbuild@0.25", "terser@5", "uglify-js@3", "commander@12", "express@4", "lodash@4"],
+    )
     src = WILD / "src"
     for name in ("pip==25.2", "setuptools==80.9.0"):
         unpacked = src / name.replace("==", "-")
