@@ -103,6 +103,13 @@ def is_sentence(tokens: list[str]) -> bool:
     return len(words) >= 2
 
 
+def compact(text: str) -> bool:
+    """A line of LONG_LINE characters or more with few blanks (under one in twelve): a
+    minified file or a one-line dump, whatever words its strings hold; prose written
+    as one long line has a blank every six characters or so."""
+    return len(text) >= LONG_LINE and text.count(" ") < len(text) / 12
+
+
 def is_neutral_output(stripped: str) -> bool:
     """Frames, diagnostics, prompts and log lines: accepted, neither prose nor machine."""
     if stripped[0] in _NEUTRAL_FIRST and _NEUTRAL_START.match(stripped):
@@ -194,7 +201,7 @@ def _line_roles(block: Block) -> list[int]:
             out.append(NEUTRAL)
         elif not fenced and text[0] == "#":
             out.append(NEUTRAL if code_shaped(text.lstrip("#")) else HUMAN)
-        elif is_sentence(text.split()):
+        elif is_sentence(text.split()) and not compact(text):
             # a paragraph's sentences: at the margin, or quoted in a fence (a docstring
             # indented in unfenced code is not one)
             code_indent = raw[:1] == "\t" or raw[:4] == "    "

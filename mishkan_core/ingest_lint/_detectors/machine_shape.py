@@ -42,6 +42,7 @@ from mishkan_core.ingest_lint._roles import (
     NEUTRAL,
     PROSE,
     code_shaped,
+    compact,
     is_page_markup,
     is_wordy,
     line_roles,
@@ -177,6 +178,8 @@ def could_fire(doc: Document) -> bool:
             total += weight
             if line[:1] == "\t" or line[:4] == "    ":
                 continue
+            if compact(stripped):
+                continue  # a minified line holds words, not sentences
             if (
                 stripped[0] == "#"
                 or stripped.startswith(_HINT_OPENS)
@@ -350,7 +353,8 @@ def _verdict(shape: Shape) -> str | None:
     # below MIN_SHARE, machine output must be one pasted listing, not snippets between
     # paragraphs: most of the content in runs that no sentence breaks
     pasted = shape.share >= MIN_SHARE or shape.in_runs >= OUTPUT_SHARE * shape.content
-    if pasted and len(shape.listing) >= MIN_OUTPUT and props.machine_output():
+    # (lines, or line-widths: a minified file is a few lines of 1,000 characters)
+    if pasted and max(len(shape.listing), shape.machine) >= MIN_OUTPUT and props.machine_output():
         return (
             f"machine-shaped: machine output ({', '.join(props.regular())}) makes up {share}, "
             f"{len(shape.listing)} lines no sentence breaks{described}"
