@@ -55,6 +55,13 @@ def all_rules() -> list[Rule]:
 _CODES: list[frozenset[str]] = []
 
 
+def _shape_of(lines: list[str]) -> str:
+    """The shape model's properties of the lines a finding covers (see _properties)."""
+    from mishkan_core.ingest_lint._properties import Properties
+
+    return Properties(lines).describe()
+
+
 def suppressible_codes() -> frozenset[str]:
     if not _CODES:
         _CODES.append(frozenset(d.rule.code for d in detectors()))
@@ -144,6 +151,9 @@ def lint_text(
             continue
         for hit in detector.check(doc):
             doc.claimed.update(hit.blocks)
+            message = hit.message
+            if "; shape: " not in message:  # a format detector's: the shape model says its part
+                message += "; shape: " + _shape_of(doc.lines[hit.line - 1 : hit.end_line])
             allow = next((s for s in suppressions if code in s.rules), None)
             if allow is not None:
                 allow.used.add(code)
@@ -153,7 +163,7 @@ def lint_text(
                     code,
                     hit.line,
                     hit.end_line,
-                    hit.message,
+                    message,
                     hit.evidence,
                     suppressed=allow is not None,
                     justification=allow.reason if allow is not None else None,
