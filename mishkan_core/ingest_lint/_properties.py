@@ -140,31 +140,39 @@ class Properties:
         n = len(lines) or 1
         # words and nothing else (a sentence, a phrase) have no skeleton to repeat; a
         # quoted name ('"lib/a.js",') or a bracket is structure
+        # the sample's skeletons in two C-level substitutions over its joined lines (no
+        # token, string or run spans a line break: the same as skeleton_of per line)
+        shapes = _REPEATS.sub(
+            "a…", _TOKEN.sub("a", "\n".join(text.strip()[:LONG] for text in lines))
+        )
         counts = Counter(
             key
-            for key, line in zip(map(skeleton_of, lines), lines)
+            for key, line in zip(shapes.split("\n"), lines)
             if key.strip("a… .,;:!?") or not _STRUCTURE.isdisjoint(line)
         )
         self.skeleton = sum(c for _, c in counts.most_common(TEMPLATES)) / n
         self.tree = sum(1 for line in lines if _TREE.match(line)) / n
         self.columns = _columns(lines) if len(lines) >= 4 else 0.0
         width = sum(len(line) for line in lines) or 1
-        long_width = 0
-        marks = chars = words = named = edges = 0
-        for line in lines:
-            head = line[:LONG]
-            solid = len(head.encode("utf-8", "surrogatepass").translate(None, b" \t"))
-            signs = len(head.encode("utf-8", "surrogatepass").translate(None, _NOT_PUNCTUATION))
-            chars += solid
-            marks += signs
+        heads = [line[:LONG] for line in lines]
+        data = "\n".join(heads).encode("utf-8", "surrogatepass")
+        chars = len(data.translate(None, b" \t\n"))
+        marks = len(data.translate(None, _NOT_PUNCTUATION))
+        long_width = words = named = edges = 0
+        for line, head in zip(lines, heads):
             tokens = head.split()
             words += len(tokens)
+            named_in = head
             if "@" in head or "://" in head:  # an e-mail address or a URL is no code name
-                head = " ".join(t for t in tokens if "://" not in t and "@" not in t)
-            named += min(len(tokens), len(_CODE_WORD.findall(head)))
-            edges += _EDGE.search(head) is not None
-            if len(line) >= LONG and signs >= 0.15 * solid and solid >= 0.85 * len(head):
-                long_width += len(line)
+                named_in = " ".join(t for t in tokens if "://" not in t and "@" not in t)
+            named += min(len(tokens), len(_CODE_WORD.findall(named_in)))
+            edges += _EDGE.search(named_in) is not None
+            if len(line) >= LONG:
+                raw = line[:LONG].encode("utf-8", "surrogatepass")
+                solid = len(raw.translate(None, b" \t"))
+                signs = len(raw.translate(None, _NOT_PUNCTUATION))
+                if signs >= 0.15 * solid and solid >= 0.85 * LONG:
+                    long_width += len(line)
         self.compact = long_width / width
         self.identifiers = named / words if words else 0.0
         self.punctuation = marks / chars if chars else 0.0
