@@ -40,6 +40,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "tests" / "ingest_lint" / "corpus_wide"
@@ -709,58 +710,61 @@ def wrap(tool: Tool, output: str) -> str:
     )
 
 
+def ensure_venv(venv: Path, packages: list[str]) -> None:
+    """A virtualenv of PYTHON at ``venv`` with ``packages``, unless it is there."""
+    if venv.exists():
+        return
+    subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(venv / "bin" / "pip"), "install", "-q", *packages], check=True)
+
+
+def ensure_npm(node: Path, packages: list[str]) -> None:
+    """An npm prefix at ``node`` with ``packages``, unless it is there."""
+    if (node / "node_modules").exists():
+        return
+    node.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["npm", "init", "-y"], cwd=node, check=True, capture_output=True)
+    subprocess.run(["npm", "install", "--no-audit", "--no-fund", *packages], cwd=node, check=True)
+
+
 def setup() -> None:
     """Build $VENV and $NODE and unpack $SRC (the versions used are in MANIFEST.tsv)."""
     venv = Path(ENV["VENV"])
-    if not venv.exists():
-        subprocess.run([PYTHON, "-m", "venv", str(venv)], check=True)
-        subprocess.run(
-            [
-                str(venv / "bin" / "pip"),
-                "install",
-                "-q",
-                "pylint==4.1.4",
-                "pydeps==3.0.9",
-                "pyan3==2.9.0",
-                "radon==6.0.1",
-                "griffe==2.4.1",
-                "astroid==4.3.4",
-                "networkx==3.6.1",
-                "PyYAML==6.0.4",
-                "mypy",
-                "tree-sitter==0.26.1",
-                "tree-sitter-python==0.25.0",
-                "tree-sitter-java",
-                "tree-sitter-rust",
-            ],
-            check=True,
-        )
-    node = Path(ENV["NODE"])
-    if not (node / "node_modules").exists():
-        node.mkdir(parents=True, exist_ok=True)
-        subprocess.run(["npm", "init", "-y"], cwd=node, check=True, capture_output=True)
-        subprocess.run(
-            [
-                "npm",
-                "install",
-                "--no-audit",
-                "--no-fund",
-                "acorn@8",
-                "esprima@4",
-                "typescript@5",
-                "madge@8",
-                "dependency-cruiser@16",
-                "jsdoc@4",
-                "jsdoc-to-markdown@9",
-                "typedoc@0.28",
-                "esbuild@0.25",
-                "express@4",
-                "commander@12",
-                "tsconfig-paths@4",
-            ],
-            cwd=node,
-            check=True,
-        )
+    ensure_venv(
+        venv,
+        [
+            "pylint==4.1.4",
+            "pydeps==3.0.9",
+            "pyan3==2.9.0",
+            "radon==6.0.1",
+            "griffe==2.4.1",
+            "astroid==4.3.4",
+            "networkx==3.6.1",
+            "PyYAML==6.0.4",
+            "mypy",
+            "tree-sitter==0.26.1",
+            "tree-sitter-python==0.25.0",
+            "tree-sitter-java",
+            "tree-sitter-rust",
+        ],
+    )
+    ensure_npm(
+        Path(ENV["NODE"]),
+        [
+            "acorn@8",
+            "esprima@4",
+            "typescript@5",
+            "madge@8",
+            "dependency-cruiser@16",
+            "jsdoc@4",
+            "jsdoc-to-markdown@9",
+            "typedoc@0.28",
+            "esbuild@0.25",
+            "express@4",
+            "commander@12",
+            "tsconfig-paths@4",
+        ],
+    )
     src = Path(ENV["SRC"])
     if not (src / "java.base").exists():
         src.mkdir(parents=True, exist_ok=True)
@@ -818,6 +822,9 @@ def write_manifest(rows: list[dict[str, str]]) -> None:
         "# (bench/ingest_lint_corpus.py sets them); in a command a newline is written \\n,",
         "# a tab \\t and a backslash \\\\. Python 3.11.7, node 20, OpenJDK 17 and 25, gcc 12,",
         "# rustc nightly, perl 5.36, ruby 3.1, go 1.19, tcl 8.6 (Debian 12 packages).",
+        "# Splits shape-tune and first-contact (issue 24) come from bench/ingest_lint_wild.py:",
+        "# $WILD (its venv, npm prefix and sdists), $GOROOT; gcc 12, go 1.19, valgrind 3.19,",
+        "# LLVM 14, node 20, sqlite 3.40, OpenJDK 17, pip 25.2 and setuptools 80.9.0 sdists.",
     ]
     rows = sorted(rows, key=lambda r: r["path"])
     with open(OUT / "MANIFEST.tsv", "w", encoding="utf-8", newline="") as handle:
@@ -825,6 +832,41 @@ def write_manifest(rows: list[dict[str, str]]) -> None:
         writer = csv.DictWriter(handle, FIELDS, delimiter="\t", lineterminator="\n")
         writer.writeheader()
         writer.writerows(rows)
+
+
+def generate(
+    tools: list[Tool],
+    run: Callable[[Tool], str],
+    rows: dict[str, dict[str, str]],
+    split: str,
+    only: list[str] | None,
+) -> int:
+    """Run each tool of ``split`` (or all, or those ``only`` names), write its artifact
+    and its manifest row into ``rows``; the count of tools that failed."""
+    (OUT / "reject").mkdir(parents=True, exist_ok=True)
+    failed = 0
+    for tool in tools:
+        if split not in ("all", tool.split) or (only and tool.name not in only):
+            continue
+        try:
+            text = wrap(tool, run(tool))
+        except (RuntimeError, subprocess.TimeoutExpired) as exc:
+            print(f"FAILED {exc}", file=sys.stderr)
+            failed += 1
+            continue
+        path = f"reject/{tool.name}.fixture"
+        (OUT / path).write_text(text, encoding="utf-8")
+        rows[path] = {
+            "path": path,
+            "label": "reject",
+            "family": tool.family,
+            "format": tool.fmt,
+            "language": tool.language,
+            "split": tool.split,
+            "source": exact(tool.command),
+        }
+        print(f"{tool.split:13s} {tool.name:40s} {len(text.splitlines()):4d} lines")
+    return failed
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -841,31 +883,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.setup:
         setup()
     rows = {row["path"]: row for row in _manifest_rows()}
-    (OUT / "reject").mkdir(parents=True, exist_ok=True)
-    failed = 0
-    for tool in TOOLS:
-        if args.split not in ("all", tool.split):
-            continue
-        if args.only is not None and tool.name not in args.only:
-            continue
-        try:
-            text = wrap(tool, run_tool(tool))
-        except (RuntimeError, subprocess.TimeoutExpired) as exc:
-            print(f"FAILED {exc}", file=sys.stderr)
-            failed += 1
-            continue
-        path = f"reject/{tool.name}.fixture"
-        (OUT / path).write_text(text, encoding="utf-8")
-        rows[path] = {
-            "path": path,
-            "label": "reject",
-            "family": tool.family,
-            "format": tool.fmt,
-            "language": tool.language,
-            "split": tool.split,
-            "source": exact(tool.command),
-        }
-        print(f"{tool.name:40s} {len(text.splitlines()):4d} lines")
+    failed = generate(TOOLS, run_tool, rows, args.split, args.only)
     if args.split in ("heldout", "all") and args.only is None:
         for source in HELDOUT_ACCEPT:
             path = f"accept/{_accept_name(source)}"

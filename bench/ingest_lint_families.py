@@ -49,7 +49,11 @@ def documents(corpus: Path, split: str = "all") -> list[Labelled]:
     found: list[Labelled] = []
     if (corpus / "LABELS.tsv").is_file():
         found += shared_documents(corpus)
-    found += [d for d in wide_documents() if split in ("all", d.split)]
+    if split.startswith("first-contact"):  # scored alone: never part of "all"
+        return [d for d in wide_documents() if d.split == split]
+    found += [
+        d for d in wide_documents() if split in ("all", d.split) and not d.split.startswith("first")
+    ]
     found += shape_documents(EXPECTED)
     return found
 
@@ -105,7 +109,12 @@ def report(docs: list[Labelled], verbose: bool = False) -> tuple[str, bool]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", default=os.environ.get("MISHKAN_INGEST_CORPUS") or None)
-    parser.add_argument("--split", default="all", help="tune, heldout, heldout2 or all")
+    parser.add_argument(
+        "--split",
+        default="all",
+        help="tune, heldout, heldout2, shape-tune, all (these together), first-contact or "
+        "first-contact-2 (alone)",
+    )
     parser.add_argument("--markdown", help="also write the report to FILE")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")
     args = parser.parse_args(argv)

@@ -2,7 +2,12 @@
 baseline measured in the same run.
 
     python bench/ingest_lint_speed.py [--corpus DIR] [--rounds N] [--repeat N]
-                                      [--baseline-rev REV | --no-baseline]
+                                      [--baseline-rev REV | --no-baseline] [--by-family]
+
+``--by-family`` (issue 24) measures MB/s on one core per family of every labelled
+document (the shared corpus, the wider corpus, the shape fixtures; rejects by D-008
+family, accepts as one), against the baseline in the same run; the bar is 15 MB/s on
+the slowest family.
 
 Each measurement is a fresh worker process pinned to one core that lints the
 whole corpus ``--repeat`` times (read from disk, parse, detect, decide) and keeps
@@ -31,12 +36,117 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 BAR_MB_S = 20.0
+#: issue 24: on every family of the labelled corpus, the slowest being the figure
+FAMILY_BAR_MB_S = 15.0
 #: the commit before issue 12's work: main when the branch was cut
 BASELINE_REV = "47db6e0"
 
 
 def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*.md") if p.name != "README.md")
+
+
+def family_files(corpus: Path) -> dict[str, list[str]]:
+    """Every labelled document by family: the D-008 family of a reject, "accept" for
+    the accepts (borderline ones are left out): the shared corpus when present, the
+    wider corpus (every split) and the shape fixtures."""
+    sys.path.insert(0, str(REPO))
+    from tests.ingest_lint.corpus import shape_documents, shared_documents, wide_documents
+    from tests.ingest_lint.test_shape_fixtures import EXPECTED
+
+    docs = wide_documents() + shape_documents(EXPECTED)
+    if (corpus / "LABELS.tsv").is_file():
+        docs += shared_documents(corpus)
+    groups: dict[str, list[str]] = {}
+    for doc in docs:
+        if doc.label in ("reject", "accept"):
+            groups.setdefault(doc.family or "accept", []).append(str(doc.path))
+    return {family: sorted(paths) for family, paths in sorted(groups.items())}
+
+
+def family_worker(package_root: str, listing: str, repeat: int) -> None:
+    """Lint each family's files ``repeat`` times with the package under
+    ``package_root``; print JSON: per family, best CPU seconds and bytes."""
+    sys.path.insert(0, package_root)
+    from mishkan_core.ingest_lint._engine import lint_file
+
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+    groups: dict[str, list[str]] = json.loads(Path(listing).read_text(encoding="utf-8"))
+    out = {}
+    for family, files in groups.items():
+        for path in files:  # warm
+            lint_file(path)
+        best = float("inf")
+        for _ in range(repeat):
+            cpu = time.process_time()
+            for path in files:
+                lint_file(path)
+            best = min(best, time.process_time() - cpu)
+        out[family] = {"cpu": best, "bytes": sum(os.path.getsize(p) for p in files)}
+    print(json.dumps(out))
+
+
+def by_family(args: argparse.Namespace, corpus: Path) -> int:
+    """MB/s per family, this checkout against the baseline, alternating (see main)."""
+    groups = family_files(corpus)
+    with tempfile.TemporaryDirectory() as tmp:
+        listing = Path(tmp) / "families.json"
+        listing.write_text(json.dumps(groups), encoding="utf-8")
+        baseline = None if args.no_baseline else package_at(args.baseline_rev, Path(tmp))
+        runs: dict[str, list[dict[str, dict[str, float]]]] = {"this": [], "base": []}
+        for _ in range(args.rounds):
+            for arm, root in (("this", REPO), ("base", baseline)):
+                if root is None:
+                    continue
+                done = subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--family-worker",
+                        str(root),
+                        "--listing",
+                        str(listing),
+                        "--repeat",
+                        str(args.repeat),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                runs[arm].append(json.loads(done.stdout))
+    print(
+        f"machine: {platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, "
+        f"Python {platform.python_version()}; {args.rounds} rounds, best of {args.repeat} "
+        "passes each, one core, CPU time"
+    )
+    print(
+        f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s} "
+        f"{'base MB/s':>9s} {'ratio':>6s}"
+    )
+    slowest = float("inf")
+    for family, files in groups.items():
+        size = runs["this"][0][family]["bytes"]
+        rates = [size / run[family]["cpu"] / 1e6 for run in runs["this"]]
+        rate = statistics.median(rates)
+        low = sorted(rates)[max(0, int(0.05 * len(rates)))]
+        slowest = min(slowest, rate)
+        base = ""
+        ratio = ""
+        if runs["base"]:
+            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs["base"])
+            base = f"{base_rate:9.1f}"
+            ratio = f"{rate / base_rate:6.2f}"
+        print(
+            f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f} {base:>9s} "
+            f"{ratio:>6s}"
+        )
+    ok = slowest >= FAMILY_BAR_MB_S
+    print(
+        f"slowest family: {slowest:.1f} MB/s; bar >= {FAMILY_BAR_MB_S:.0f} MB/s on every family: "
+        f"{'met' if ok else 'NOT met'} here"
+    )
+    return 0 if ok else 1
 
 
 def worker(package_root: str, corpus: str, repeat: int) -> None:
@@ -115,12 +225,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--baseline-rev", default=BASELINE_REV)
     parser.add_argument("--no-baseline", action="store_true")
+    parser.add_argument("--by-family", action="store_true", help="MB/s per family (issue 24)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--family-worker", help=argparse.SUPPRESS)
+    parser.add_argument("--listing", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     corpus = Path(args.corpus)
     if args.worker:
         worker(args.worker, str(corpus), args.repeat)
         return 0
+    if args.family_worker:
+        family_worker(args.family_worker, args.listing, args.repeat)
+        return 0
+    if args.by_family:
+        return by_family(args, corpus)
     if not _files(corpus):
         print(f"no corpus at {corpus} (set MISHKAN_INGEST_CORPUS)", file=sys.stderr)
         return 2

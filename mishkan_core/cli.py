@@ -13,11 +13,13 @@ violations, 2 usage error or unusable input.
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
-from collections.abc import Sequence
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from types import ModuleType
 
 # subcommand -> (module, one-line help)
 SUBCOMMANDS: dict[str, tuple[str, str]] = {
@@ -38,22 +40,40 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
-class _ArgumentParser(argparse.ArgumentParser):
-    """argparse that exits 2 with one line, never a usage dump plus traceback."""
+_PARSER: list[type[argparse.ArgumentParser]] = []
 
-    def error(self, message: str) -> None:  # type: ignore[override]
-        self.exit(2, f"{self.prog}: error: {message}\n")
+
+def _parser_class() -> type[argparse.ArgumentParser]:
+    """argparse that exits 2 with one line, never a usage dump plus traceback (made on
+    first use: ``mishkan ingest-lint PATH...`` runs without importing argparse)."""
+    if _PARSER:
+        return _PARSER[0]
+    import argparse
+
+    class _ArgumentParser(argparse.ArgumentParser):
+        def error(self, message: str) -> None:  # type: ignore[override]
+            self.exit(2, f"{self.prog}: error: {message}\n")
+
+    _PARSER.append(_ArgumentParser)
+    return _ArgumentParser
+
+
+def __getattr__(name: str) -> type[argparse.ArgumentParser]:
+    if name == "_ArgumentParser":
+        return _parser_class()
+    raise AttributeError(name)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with `only`, just that subcommand's arguments are loaded."""
     from mishkan_core import __version__
 
-    parser = _ArgumentParser(
+    parser_class = _parser_class()
+    parser = parser_class(
         prog="mishkan", description="D-008/D-009 tooling for the MISHKAN harness."
     )
     parser.add_argument("--version", action="version", version=f"mishkan {__version__}")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=parser_class)
     for name, (module, help_text) in SUBCOMMANDS.items():
         sub_parser = sub.add_parser(name, help=help_text, description=help_text)
         sub_parser.set_defaults(_module=module)
@@ -62,7 +82,9 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
-def _load(module: str) -> Any:
+def _load(module: str) -> ModuleType:
+    import importlib
+
     return importlib.import_module(module)
 
 
@@ -82,6 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["ingest-lint"]:  # pre-commit's call: paths only, no parser to build
+        from mishkan_core.ingest_lint.cli import run_paths
+
+        done = run_paths(argv[1:])
+        if done is not None:
+            return done
     chosen = next((arg for arg in argv if not arg.startswith("-")), "")
     parser = build_parser(only=chosen)
     args = parser.parse_args(argv)

@@ -2,15 +2,34 @@
 
 from __future__ import annotations
 
-import re
-
 from mishkan_core.ingest_lint._model import Block, Document
 
-# every line that could open or close a fence (CommonMark: up to 3 spaces of indent)
-_FENCE_LINE = re.compile(r" {0,3}(`{3,}|~{3,})(.*)")  # matched against one line
-# the markers, searched anywhere in the body: the regex engine's search for a literal
-# of three characters is faster than str.find's for three of the same character
-_MARKERS = (("`", re.compile("```")), ("~", re.compile("~~~")))
+# (no regular expression here: a one-file pre-commit run never imports ``re``, see _reader)
+
+
+def _fence_line(line: str) -> tuple[str, str] | None:
+    """(marker run, rest) of a line that could open or close a fence, CommonMark's
+    `` {0,3}(`{3,}|~{3,})(.*)``: up to three spaces, then three or more backticks or
+    tildes."""
+    text = line.lstrip(" ")
+    if len(line) - len(text) > 3 or text[:3] not in ("```", "~~~"):
+        return None
+    char = text[0]
+    end = 3
+    while end < len(text) and text[end] == char:
+        end += 1
+    return text[:end], text[end:]
+
+
+def _markers(body: str, marker: str) -> list[int]:
+    """The offsets of ``marker`` in ``body``, left to right, not overlapping (each
+    found by a C-level ``find``)."""
+    found = []
+    at = body.find(marker)
+    while at >= 0:
+        found.append(at)
+        at = body.find(marker, at + len(marker))
+    return found
 
 
 def build(path: str, lines: list[str], body_start: int, text: str | None = None) -> Document:
@@ -36,10 +55,10 @@ def build(path: str, lines: list[str], body_start: int, text: str | None = None)
     # speed, three by a slower search: a body without a single "~" (most) needs no
     # search for "~~~"
     starts = {
-        body.rfind("\n", 0, marker.start()) + 1
-        for char, pattern in _MARKERS
-        if char in body
-        for marker in pattern.finditer(body)
+        body.rfind("\n", 0, at) + 1
+        for marker in ("```", "~~~")
+        if marker[0] in body
+        for at in _markers(body, marker)
     }
     # A candidate's line is the first line after the previous candidate's with its text:
     # the lines between hold no marker, so none of them has it. ``list.index`` finds it
@@ -49,9 +68,9 @@ def build(path: str, lines: list[str], body_start: int, text: str | None = None)
         newline = body.find("\n", start)
         text = body[start:newline] if newline >= 0 else body[start:]
         line = lines.index(text, line + 1)
-        match = _FENCE_LINE.match(text)
-        if match:
-            fences.append((line, start, match.group(1), match.group(2)))
+        marked = _fence_line(text)
+        if marked:
+            fences.append((line, start, marked[0], marked[1]))
 
     def offset_after(start: int) -> int:
         """Offset of the line after the one starting at ``start``."""

@@ -4,13 +4,25 @@ evidence."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from functools import lru_cache
-
 from mishkan_core.ingest_lint import _reader
-from mishkan_core.ingest_lint._detectors import detectors
 from mishkan_core.ingest_lint._document import build
+from mishkan_core.ingest_lint._gate import plainly_prose
 from mishkan_core.ingest_lint._model import INPUT, META, Finding, Rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from mishkan_core.ingest_lint._detectors import Detector
+
+
+def detectors() -> list[Detector]:
+    """The detectors, imported on first use: a document the gate finds plainly prose
+    never needs them (nor ``re``, which they compile their patterns with)."""
+    from mishkan_core.ingest_lint._detectors import detectors as loaded
+
+    return loaded()
+
 
 META_RULES = (
     Rule(
@@ -40,16 +52,48 @@ def all_rules() -> list[Rule]:
     return [*META_RULES, *(d.rule for d in detectors()), *INPUT_RULES]
 
 
-@lru_cache(maxsize=1)
+_CODES: list[frozenset[str]] = []
+
+
+def _shape_of(lines: list[str]) -> str:
+    """The shape model's properties of the lines a finding covers (see _properties)."""
+    from mishkan_core.ingest_lint._properties import Properties
+
+    return Properties(lines).describe()
+
+
 def suppressible_codes() -> frozenset[str]:
-    return frozenset(d.rule.code for d in detectors())
+    if not _CODES:
+        _CODES.append(frozenset(d.rule.code for d in detectors()))
+    return _CODES[0]
 
 
-@dataclass
+class _Codes:
+    """The suppressible codes, as the reader asks about them: loaded (with the detectors)
+    only when a file names a rule in a suppression."""
+
+    def __contains__(self, code: object) -> bool:
+        return code in suppressible_codes()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(suppressible_codes())
+
+    def __len__(self) -> int:
+        return len(suppressible_codes())
+
+
+_LAZY_CODES = _Codes()
+
+
 class FileResult:
-    path: str
-    artifact: bool = False
-    findings: list[Finding] = field(default_factory=list)
+    __slots__ = ("artifact", "findings", "path")
+
+    def __init__(
+        self, path: str, artifact: bool = False, findings: list[Finding] | None = None
+    ) -> None:
+        self.path = path
+        self.artifact = artifact
+        self.findings: list[Finding] = [] if findings is None else findings
 
     @property
     def rejected(self) -> bool:
@@ -75,12 +119,19 @@ def lint_file(
 
 
 def lint_text(
-    path: str, text: str, *, include_all: bool = False, disabled: frozenset[str] = frozenset()
+    path: str,
+    text: str,
+    *,
+    include_all: bool = False,
+    disabled: frozenset[str] = frozenset(),
+    gate: bool = True,
 ) -> FileResult:
     """Lint ``text`` as the content of ``path``. ``disabled`` rule codes do not run
-    (the leave-one-family-out benchmark measures what the others catch without them)."""
+    (the leave-one-family-out benchmark measures what the others catch without them);
+    ``gate=False`` runs the detectors even on a document the gate finds plainly prose
+    (the test that the gate hides no finding)."""
     lines = _reader.split_lines(text)
-    fm = _reader.parse_front_matter(lines, suppressible_codes())
+    fm = _reader.parse_front_matter(lines, _LAZY_CODES)
     artifact = fm.is_artifact or (fm.malformed and fm.mentions_mishkan)
     result = FileResult(path, artifact=artifact)
     if not artifact and not include_all:
@@ -92,12 +143,17 @@ def lint_text(
     # split_lines turned any carriage return into a line break: then the body is joined
     doc = build(path, lines, fm.end_line, None if "\r" in text else text)
     suppressions = fm.suppressions
+    if gate and not suppressions and plainly_prose(doc):
+        return result  # the shape model's gate: no rule can reach its threshold here
     for detector in detectors():
         code = detector.rule.code
         if code in disabled:
             continue
         for hit in detector.check(doc):
             doc.claimed.update(hit.blocks)
+            message = hit.message
+            if "; shape: " not in message:  # a format detector's: the shape model says its part
+                message += "; shape: " + _shape_of(doc.lines[hit.line - 1 : hit.end_line])
             allow = next((s for s in suppressions if code in s.rules), None)
             if allow is not None:
                 allow.used.add(code)
@@ -107,7 +163,7 @@ def lint_text(
                     code,
                     hit.line,
                     hit.end_line,
-                    hit.message,
+                    message,
                     hit.evidence,
                     suppressed=allow is not None,
                     justification=allow.reason if allow is not None else None,

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
-from urllib.parse import quote
 
 from mishkan_core.ingest_lint._model import Finding, Rule
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from typing import Any
+# json, hashlib, pathlib and urllib are imported by the formats that need them: the text
+# report of a one-file pre-commit run does not pay for them
 
 FORMATS = ("text", "github", "json", "sarif")
 TOOL_NAME = "mishkan-ingest-lint"
@@ -135,6 +137,8 @@ def as_json(report: Report) -> str:
         }
         for f in report.findings
     ]
+    import json
+
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -143,6 +147,9 @@ def as_json(report: Report) -> str:
 
 def _uri(path: str, root: Path) -> tuple[str, bool]:
     """(URI, relative-to-root?) for an artifact location."""
+    from pathlib import Path
+    from urllib.parse import quote
+
     absolute = Path(os.path.abspath(path))
     try:
         relative = absolute.relative_to(root)
@@ -152,13 +159,18 @@ def _uri(path: str, root: Path) -> tuple[str, bool]:
 
 
 def _fingerprint(f: Finding) -> str:
+    import hashlib
+
     basis = "\x00".join((f.rule, f.path.replace(os.sep, "/"), f.evidence or f.message))
+
     return hashlib.sha256(basis.encode("utf-8")).hexdigest()[:32]
 
 
 def sarif(report: Report, root: str | None = None) -> str:
     """SARIF 2.1.0 as GitHub code scanning takes it: rules in tool.driver.rules,
     relative URIs under %SRCROOT%, and partialFingerprints on every result."""
+    from pathlib import Path
+
     from mishkan_core import __version__
 
     base = Path(os.path.abspath(root or os.getcwd()))
@@ -242,4 +254,6 @@ def sarif(report: Report, root: str | None = None) -> str:
             }
         ],
     }
+    import json
+
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Callable
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (typing, dataclasses and collections cost a pre-commit run their import)
+    from typing import Callable
 
 # Families, as the issue names them.
 GRAPH_DUMP = "graph-dump"
@@ -23,18 +24,43 @@ _UNPROFILED = bytes(b for b in range(256) if chr(b) not in _PROFILED)
 _PROFILED_BYTES = {char: ord(char) for char in _PROFILED}
 
 
-@dataclass(frozen=True)
-class Rule:
+class _Record:
+    """Equality, hashing and a repr by field, as a frozen dataclass gives them, without
+    importing ``dataclasses`` (which imports ``inspect``: a third of what a one-file
+    ``mishkan ingest-lint`` may cost). ``__slots__`` lists the fields, in order."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, _Record)
+        return self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({fields})"
+
+
+class Rule(_Record):
     """A rule code and what it means; detectors, meta checks and input errors all have one."""
 
-    code: str
-    name: str
-    family: str
-    summary: str
+    __slots__ = ("code", "family", "name", "summary")
+
+    def __init__(self, code: str, name: str, family: str, summary: str) -> None:
+        self.code = code
+        self.name = name
+        self.family = family
+        self.summary = summary
 
 
-@dataclass(frozen=True)
-class Hit:
+class Hit(_Record):
     """What a detector returns: one firing, with its line-level evidence.
 
     ``line``/``end_line`` are 1-based lines of the file. ``blocks`` are the
@@ -42,36 +68,67 @@ class Hit:
     later, more generic detector does not report the same block again.
     """
 
-    line: int
-    end_line: int
-    message: str
-    evidence: str
-    blocks: tuple[int, ...] = ()
+    __slots__ = ("blocks", "end_line", "evidence", "line", "message")
+
+    def __init__(
+        self, line: int, end_line: int, message: str, evidence: str, blocks: tuple[int, ...] = ()
+    ) -> None:
+        self.line = line
+        self.end_line = end_line
+        self.message = message
+        self.evidence = evidence
+        self.blocks = blocks
 
 
-@dataclass(frozen=True)
-class Finding:
-    """A reported result: a rejection, a meta finding, or an input error (``error=True``)."""
+class Finding(_Record):
+    """A reported result: a rejection, a meta finding, or an input error (``error=True``).
+    Its signature is the frozen dataclass's it replaced (every field positional)."""
 
-    path: str
-    rule: str
-    line: int
-    end_line: int
-    message: str
-    evidence: str = ""
-    error: bool = False
-    suppressed: bool = False
-    justification: str | None = None
+    __slots__ = (
+        "end_line",
+        "error",
+        "evidence",
+        "justification",
+        "line",
+        "message",
+        "path",
+        "rule",
+        "suppressed",
+    )
+
+    def __init__(  # noqa: PLR0917
+        self,
+        path: str,
+        rule: str,
+        line: int,
+        end_line: int,
+        message: str,
+        evidence: str = "",
+        error: bool = False,
+        suppressed: bool = False,
+        justification: str | None = None,
+    ) -> None:
+        self.path = path
+        self.rule = rule
+        self.line = line
+        self.end_line = end_line
+        self.message = message
+        self.evidence = evidence
+        self.error = error
+        self.suppressed = suppressed
+        self.justification = justification
 
 
-@dataclass
 class Suppression:
     """One ``allow <RULE> -- <reason>`` entry of the front matter."""
 
-    rules: tuple[str, ...]
-    reason: str
-    line: int
-    used: set[str] = field(default_factory=set)
+    __slots__ = ("line", "reason", "rules", "used")
+
+    def __init__(self, rules: tuple[str, ...], reason: str, line: int) -> None:
+        self.rules = rules
+        self.reason = reason
+        self.line = line
+        self.used: set[str] = set()
 
 
 class _Counts(dict[str, int]):
@@ -183,16 +240,25 @@ class Block:
         return f"Block({self.index}, lines {self.start}-{self.end}, {kind})"
 
 
-@dataclass
 class Document:
     """One artifact, segmented into blocks; what every detector reads."""
 
-    path: str
-    lines: list[str]
-    body_start: int  # 1-based file line where the body begins
-    blocks: list[Block]
-    content_lines: int  # non-blank body lines, fence markers excluded
-    claimed: set[int] = field(default_factory=set)
+    __slots__ = ("blocks", "body_start", "claimed", "content_lines", "lines", "path")
+
+    def __init__(
+        self,
+        path: str,
+        lines: list[str],
+        body_start: int,  # 1-based file line where the body begins
+        blocks: list[Block],
+        content_lines: int,  # non-blank body lines, fence markers excluded
+    ) -> None:
+        self.path = path
+        self.lines = lines
+        self.body_start = body_start
+        self.blocks = blocks
+        self.content_lines = content_lines
+        self.claimed: set[int] = set()
 
     def unclaimed(self) -> list[Block]:
         """The blocks no detector has reported yet: the document's own list while none

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 
 from mishkan_core.ingest_lint._model import Finding
 from mishkan_core.ingest_lint._reader import E_SYMLINK_LOOP, SKIP_DIRS, TEXT_SUFFIXES, os_error
@@ -28,6 +27,10 @@ E_OUTSIDE = "IL906"
 DEFAULT_MAX_FILES = 100_000
 #: bytes of the files one run lints at most (each file counts up to --max-bytes)
 DEFAULT_MAX_TOTAL_BYTES = 1 << 30
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (collections costs a one-file pre-commit run its import)
+    from collections.abc import Iterator
 
 
 def _enter(name: str) -> bool:

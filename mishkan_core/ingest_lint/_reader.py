@@ -15,11 +15,14 @@ from __future__ import annotations
 
 import errno
 import os
-import re
 import stat
-from dataclasses import dataclass, field
 
 from mishkan_core.ingest_lint._model import Finding, Suppression
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from collections.abc import Collection
 
 DEFAULT_MAX_BYTES = 2 * 1024 * 1024
 #: suffixes picked up when a directory is walked; explicit paths are always read
@@ -140,32 +143,92 @@ def split_lines(text: str) -> list[str]:
 
 # --------------------------------------------------------------------------- front matter
 
-# The value starts at its first non-blank character (trailing blanks are stripped by
-# the caller): a lazy value before "[ \t]*$" made a long line quadratic (issue 11).
-_KEY_LINE = re.compile(
-    r"""^(?P<key>[A-Za-z0-9_][\w.\-]*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]+(?P<value>[^ \t].*)?)?$"""
-)
-_OPEN = re.compile(r"^---[ \t]*$")
-_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*$")
-_MISHKAN_MENTION = re.compile(r"^[ \t]*['\"]?mishkan(?:-lint)?['\"]?[ \t]*:", re.MULTILINE)
-# The reason runs from its first to its last non-blank character; the greedy ".*"
-# reaches the end at once (a lazy one made a long reason quadratic, issue 11).
-_SUPPRESSION = re.compile(
-    r"^allow[ \t]+(?P<rules>[A-Za-z]+[0-9]+(?:[ \t]*,[ \t]*[A-Za-z]+[0-9]+)*)"
-    r"(?:[ \t]+--(?:[ \t]+(?P<reason>[^ \t](?:.*[^ \t])?))?)?[ \t]*$"
-)
+# The front matter is read with string methods, not regular expressions: a one-file
+# pre-commit run then never imports ``re`` (with ``enum`` and ``functools``, half again
+# an interpreter's start). Each helper says the pattern it implements; all are linear.
 
 
-@dataclass
+def _is_open(line: str) -> bool:
+    """``^---[ \t]*$``"""
+    return line.rstrip(" \t") == "---"
+
+
+def _is_close(line: str) -> bool:
+    """``^(?:---|\\.\\.\\.)[ \t]*$``"""
+    return line.rstrip(" \t") in ("---", "...")
+
+
+def _mentions_mishkan(lines: list[str]) -> bool:
+    """Does a line open with a ``mishkan`` or ``mishkan-lint`` key (quoted or not)?
+    (``^[ \t]*['"]?mishkan(?:-lint)?['"]?[ \t]*:``, per line)"""
+    for line in lines:
+        if "mishkan" not in line:
+            continue
+        rest = line.lstrip(" \t")
+        if rest[:1] in "'\"" and rest:
+            rest = rest[1:]
+        if not rest.startswith("mishkan"):
+            continue
+        rest = rest[7:]
+        if rest.startswith("-lint"):
+            rest = rest[5:]
+        if rest[:1] in "'\"" and rest:
+            rest = rest[1:]
+        if rest.lstrip(" \t")[:1] == ":":
+            return True
+    return False
+
+
+_KEY_FIRST = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _key_line(line: str) -> tuple[str, str] | None:
+    r"""(key, value) of a ``key: value`` line, or None. The key is a plain scalar
+    (``[A-Za-z0-9_][\w.\-]*``) or a quoted one (quotes kept); a value follows the colon
+    after a blank, from its first non-blank character ("" when there is none)."""
+    if not line:
+        return None
+    first = line[0]
+    if first in "\"'":
+        end = line.find(first, 1)
+        if end < 0:
+            return None
+        key, rest = line[: end + 1], line[end + 1 :]
+    elif first in _KEY_FIRST:
+        end = 1
+        while end < len(line) and (line[end].isalnum() or line[end] in "_.-"):
+            end += 1
+        key, rest = line[:end], line[end:]
+    else:
+        return None
+    rest = rest.lstrip(" \t")
+    if rest[:1] != ":":
+        return None
+    rest = rest[1:]
+    if rest and rest[0] not in " \t":
+        return None
+    return key, rest.lstrip(" \t")
+
+
 class FrontMatter:
     """What the reader needs from a file's front matter."""
 
-    present: bool = False
-    end_line: int = 0  # 1-based line of the closing marker (0 when absent)
-    is_artifact: bool = False
-    mentions_mishkan: bool = False
-    suppressions: list[Suppression] = field(default_factory=list)
-    problems: list[tuple[str, int, str]] = field(default_factory=list)  # (rule, line, message)
+    __slots__ = (
+        "end_line",
+        "is_artifact",
+        "mentions_mishkan",
+        "present",
+        "problems",
+        "suppressions",
+    )
+
+    def __init__(self) -> None:
+        self.present = False
+        self.end_line = 0  # 1-based line of the closing marker (0 when absent)
+        self.is_artifact = False
+        self.mentions_mishkan = False
+        self.suppressions: list[Suppression] = []
+        self.problems: list[tuple[str, int, str]] = []  # (rule, line, message)
 
     @property
     def malformed(self) -> bool:
@@ -211,16 +274,16 @@ def _flow_items(value: str) -> list[str]:
     return [item.strip().strip("\"'") for item in inner.split(",") if item.strip()]
 
 
-def parse_front_matter(lines: list[str], known_rules: frozenset[str]) -> FrontMatter:
-    """Parse the front matter at the top of ``lines``; never raises."""
+def parse_front_matter(lines: list[str], known_rules: Collection[str]) -> FrontMatter:
+    """Parse the front matter at the top of ``lines``; never raises. ``known_rules`` is
+    asked only about a suppression's rules (the engine passes a lazy set)."""
     fm = FrontMatter()
-    if not lines or not _OPEN.match(lines[0]):
+    if not lines or not _is_open(lines[0]):
         return fm
     fm.present = True
     limit = min(len(lines), MAX_FRONT_MATTER_LINES + 1)
-    close = next((i for i in range(1, limit) if _CLOSE.match(lines[i])), -1)
-    head = "\n".join(lines[1 : close if close > 0 else limit])
-    fm.mentions_mishkan = bool(_MISHKAN_MENTION.search(head))
+    close = next((i for i in range(1, limit) if _is_close(lines[i])), -1)
+    fm.mentions_mishkan = _mentions_mishkan(lines[1 : close if close > 0 else limit])
     if close < 0:
         fm.problems.append(
             (MALFORMED_FRONT_MATTER, 1, "front matter opened on line 1 is never closed with '---'")
@@ -237,7 +300,7 @@ def parse_front_matter(lines: list[str], known_rules: frozenset[str]) -> FrontMa
     return fm
 
 
-def _parse_entries(lines: list[str], close: int, fm: FrontMatter, known: frozenset[str]) -> None:
+def _parse_entries(lines: list[str], close: int, fm: FrontMatter, known: Collection[str]) -> None:
     seen: dict[str, int] = {}
     current: str | None = None  # the key whose nested lines we are in
     current_empty = False
@@ -263,11 +326,11 @@ def _parse_entries(lines: list[str], close: int, fm: FrontMatter, known: frozens
                     )
                 lint_items.append((_scalar(item[1:], lineno), lineno))
             continue
-        match = _KEY_LINE.match(line)
-        if not match:
+        entry = _key_line(line.rstrip(" \t"))
+        if entry is None:
             raise _Malformed(lineno, f"expected 'key: value', got {stripped[:60]!r}")
-        key = match.group("key").strip("\"'")
-        value = match.group("value") or ""
+        key = entry[0].strip("\"'")
+        value = entry[1]
         if key in seen:
             raise _Malformed(lineno, f"duplicate key {key!r} (first on line {seen[key]})")
         seen[key] = lineno
@@ -287,12 +350,16 @@ def _parse_entries(lines: list[str], close: int, fm: FrontMatter, known: frozens
             stripped_value = value.strip()
             if stripped_value[:1] in "\"'":
                 _scalar(stripped_value, lineno)  # only to catch unterminated quotes
-    for text, lineno in lint_items:
-        _add_suppression(fm, text, lineno, known)
+    if lint_items:
+        from mishkan_core.ingest_lint._suppression import SUPPRESSION
+
+        for text, lineno in lint_items:
+            _add_suppression(fm, SUPPRESSION.match(text.strip()), text, lineno, known)
 
 
-def _add_suppression(fm: FrontMatter, text: str, lineno: int, known: frozenset[str]) -> None:
-    match = _SUPPRESSION.match(text.strip())
+def _add_suppression(
+    fm: FrontMatter, match: re.Match[str] | None, text: str, lineno: int, known: Collection[str]
+) -> None:
     example = "expected 'allow <RULE> -- <reason>'"
     if not match:
         fm.problems.append(

@@ -21,31 +21,21 @@ cheap gate lets through (see ``_detectors/machine_shape.py``).
 from __future__ import annotations
 
 import re
+from collections import Counter
 
 from mishkan_core.ingest_lint._model import Block
+from mishkan_core.ingest_lint._properties import printed_key
 from mishkan_core.ingest_lint._shape import KEYWORDS
+from mishkan_core.ingest_lint._words import FUNCTION_WORDS, WEAK_WORDS
 
 PROSE, NEUTRAL, MACHINE, HUMAN = 0, 1, 2, 3
+#: a phrase whose skeleton this many lines of its block share was printed, not written
+#: ("  global time:     69.82", "fprintf/32 function body not available")
+PRINTED = 4
+#: longer than any log line or frame: a line of minified code or a one-line dump
+LONG_LINE = 400
 
-# Function words: the grammar of a sentence. Words that are also keywords in common
-# languages (for, in, if, not, and, or, is, as, from, with, at) are left out, so
-# "for x in xs" is not a sentence. Short ones that a line of code may hold as a
-# name ("a", "it", "to", "on") count only in pairs, or beside two ordinary words
-# ("connecting to nodejs.org using h1").
-# fmt: off
-FUNCTION_WORDS = frozenset((
-    "the", "an", "of", "to", "we", "it", "this", "that", "be", "are", "was", "were", "has",
-    "have", "will", "would", "should", "can", "could", "our", "they", "you", "which", "when",
-    "because", "but", "than", "also", "only", "into", "been", "may", "must", "there", "these",
-    "those", "its", "their", "your", "what", "how", "why", "on", "by", "a",
-    "The", "An", "A", "We", "It", "This", "In", "To", "When", "If", "Our", "There", "These",
-    "Those", "What", "How", "Why", "By", "On", "That", "Its", "Their", "Your", "They", "You",
-    "Which", "Because", "But", "Also", "Only",
-))
-_WEAK = frozenset(
-    ("a", "an", "it", "to", "on", "by", "be", "A", "An", "It", "To", "On", "By", "In")
-)
-# fmt: on
+_WEAK = WEAK_WORDS
 
 # Accepted content at the start of a line: prompts, frames and diagnostics (Java/JS
 # "at", Python 'File "', gdb "#3", native "12: 0x..", Rust "--> a.rs:1:2", Ruby
@@ -111,6 +101,13 @@ def is_sentence(tokens: list[str]) -> bool:
         return True
     words = [t for t in tokens if len(t) >= 3 and t.isalpha() and t.islower() and t not in KEYWORDS]
     return len(words) >= 2
+
+
+def compact(text: str) -> bool:
+    """A line of LONG_LINE characters or more with few blanks (under one in twelve): a
+    minified file or a one-line dump, whatever words its strings hold; prose written
+    as one long line has a blank every six characters or so."""
+    return len(text) >= LONG_LINE and text.count(" ") < len(text) / 12
 
 
 def is_neutral_output(stripped: str) -> bool:
@@ -182,25 +179,36 @@ def is_page_markup(line: str) -> bool:
 
 
 def line_roles(block: Block) -> list[int]:
-    """A role per line of the block (blank lines are NEUTRAL)."""
+    """A role per line of the block (blank lines are NEUTRAL), cached on the block (the
+    backstop and the line's prose measure both ask); read it, never change it."""
+    cached = block.cache.get("roles")
+    if isinstance(cached, list):
+        return cached
+    out = block.cache["roles"] = _line_roles(block)
+    return out
+
+
+def _line_roles(block: Block) -> list[int]:
     lines = block.lines
     fenced = block.fenced
     stripped = [raw.strip() for raw in lines]
     sentence = [False] * len(lines)
     out = []
+    phrases: list[int] = []  # lines that are phrases, not sentences
     for i, raw in enumerate(lines):
         text = stripped[i]
         if not text.strip(MARKUP) or (text[0] == "<" and _COMMENT_EDGE.fullmatch(text)):
             out.append(NEUTRAL)
         elif not fenced and text[0] == "#":
             out.append(NEUTRAL if code_shaped(text.lstrip("#")) else HUMAN)
-        elif is_sentence(text.split()):
+        elif is_sentence(text.split()) and not compact(text):
             # a paragraph's sentences: at the margin, or quoted in a fence (a docstring
             # indented in unfenced code is not one)
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
             sentence[i] = fenced or not code_indent
             out.append(NEUTRAL if fenced or code_indent else PROSE)
-        elif is_neutral_output(text):
+        elif len(text) < LONG_LINE and is_neutral_output(text):
+            # (a minified line holds "Error: " in a string: code, not a log line)
             out.append(NEUTRAL)
         elif fenced:
             # a phrase in a fence is quoted text unless it looks like code (checked first:
@@ -208,11 +216,21 @@ def line_roles(block: Block) -> list[int]:
             out.append(NEUTRAL if not code_shaped(text) and is_wordy(text) else MACHINE)
         elif is_wordy(text) and not code_shaped(_MARKUP_SPAN.sub(" ", text)):
             code_indent = raw[:1] == "\t" or raw[:4] == "    "
+            if not text.startswith("|"):
+                phrases.append(i)  # (judged below, against the block's other phrases)
             out.append(NEUTRAL if code_indent else HUMAN)
         elif is_page_markup(text):
             out.append(HUMAN)
         else:
             out.append(MACHINE)
+    if len(phrases) >= PRINTED:
+        # a phrase stamped from a skeleton PRINTED of the block's phrases share was printed
+        # by a tool ("  global time:     69.82"), not written
+        keys = [printed_key(stripped[i]) for i in phrases]
+        counts = Counter(keys)
+        for i, key in zip(phrases, keys):
+            if counts[key] >= PRINTED:
+                out[i] = MACHINE
     _paragraphs(out, stripped, sentence, NEUTRAL if fenced else PROSE)
     return out
 
@@ -238,3 +256,36 @@ def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role:
                 ):
                     out[i] = role
         start = end + 1 if not text else end
+
+
+#: a document whose sentences make up this share of its content (and PROSE_WIDTHS line
+#: widths at least), or LONG_PROSE widths and LONG_SHARE of it, is carried by prose: a
+#: hand-written listing in it, however long, is the document's example, not its
+#: substance (docs/ingest_lint.md, "Where the line is")
+PROSE_SHARE = 0.2
+PROSE_WIDTHS = 10.0
+LONG_PROSE = 40.0
+LONG_SHARE = 0.12
+
+
+def prose_carried(blocks: list[Block]) -> tuple[bool, float]:
+    """(carried, share): is the document carried by prose, and what share of its content
+    (by line width, a line of 80 characters one) its sentences are. Sentences live
+    outside fences, so only those blocks get roles; a fence counts by its widths."""
+    prose = content = 0.0
+    for block in blocks:
+        if block.fenced:
+            content += sum(max(1.0, len(line) / 80.0) for line in block.lines if line.strip())
+            continue
+        for line, role in zip(block.lines, line_roles(block)):
+            if not line.strip():
+                continue
+            weight = max(1.0, len(line.strip()) / 80.0)
+            content += weight
+            if role == PROSE:
+                prose += weight
+    share = prose / content if content else 0.0
+    carried = (prose >= PROSE_WIDTHS and share >= PROSE_SHARE) or (
+        prose >= LONG_PROSE and share >= LONG_SHARE
+    )
+    return carried, share

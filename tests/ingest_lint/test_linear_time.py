@@ -237,7 +237,7 @@ UNITS = st.sampled_from(
 @given(
     unit=UNITS,
     tail=st.sampled_from(["", "b", "\n", ":", "!"]),
-    shape=st.sampled_from(["line", "lines", "title", "reason", "fenced"]),
+    shape=st.sampled_from(["line", "lines", "title", "reason", "fenced", "carried"]),
 )
 def test_work_grows_linearly_with_the_input(unit: str, tail: str, shape: str) -> None:
     def document(n: int) -> str:
@@ -255,6 +255,9 @@ def test_work_grows_linearly_with_the_input(unit: str, tail: str, shape: str) ->
                 + tail
                 + "\n---\nbody\n"
             )
+        if shape == "carried":  # sentences around a listing: the line and the shape model
+            prose = "We chose this because the team can run it and it fails in known ways.\n"
+            return FRONT + prose * (n // 8) + "```\n" + "\n".join([unit * 8] * n) + tail + "\n```\n"
         return FRONT + "```\n" + "\n".join([unit] * n) + tail + "\n```\n"
 
     small, large = _line_events(document(400)), _line_events(document(800))

@@ -33,13 +33,15 @@ COMPACT = "\n".join(
 def test_an_unknown_listing_with_a_line_of_introduction_fires() -> None:
     found = hits("IL601", intro() + fence(DIS))
     assert len(found) == 1
-    assert "machine-shaped" in found[0].message and "runs of 20+" in found[0].message
+    # a dis listing: its lines share a skeleton and aligned columns, and the finding says so
+    assert "machine output (skeleton, columns)" in found[0].message
+    assert "skeleton* 1.00" in found[0].message
     assert found[0].evidence.startswith("1")
 
 
 def test_a_regular_listing_fires_even_when_short() -> None:
     found = hits("IL601", intro() + fence(CLASS_BROWSER))
-    assert found and "stamped from" in found[0].message
+    assert found and "stamped from" in found[0].message and "skeleton* 1.00" in found[0].message
 
 
 def test_a_compact_tree_fires_on_nesting() -> None:

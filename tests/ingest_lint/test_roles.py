@@ -167,3 +167,14 @@ def test_a_heading_that_is_code_is_neutral() -> None:
 def test_listing_lines_are_machine() -> None:
     text = "class TextWrapper [object] 25\n  def wrap 340\n  def fill 360"
     assert _roles(text) == [MACHINE, MACHINE, MACHINE]
+
+
+def test_a_minified_line_is_no_sentence_whatever_its_strings_say() -> None:
+    minified = (
+        'function t(n,e){if("string"!=typeof n)throw new TypeError("the value must be a string");'
+        'var r=e||{},i=r.sep||"/",o=n.split(i);for(var a=0;a<o.length;a++)o[a]=o[a].trim();'
+        "return o.filter(Boolean).join(i)}"
+    ) * 4
+    prose = " ".join(["We keep the store small because it is read by every agent."] * 8)
+    assert _roles(minified) == [MACHINE]
+    assert _roles(prose) == [PROSE]

@@ -25,6 +25,7 @@ EXPECTED = {
     "imports-dash-colon.fixture": "IL402",
     "imports-space-separated.fixture": "IL402",
     "imports-table.fixture": "IL402",
+    "note-schema-with-a-line.fixture": "IL502",
     "reverse-call-index.fixture": "IL303",
     "ruby-unlabelled-fence.fixture": "IL502",
     "symbol-bullets-line-n.fixture": "IL303",

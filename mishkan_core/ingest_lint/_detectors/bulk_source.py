@@ -11,6 +11,8 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BULK_SOURCE, Block, Document, Hit
+from mishkan_core.ingest_lint._properties import Properties
+from mishkan_core.ingest_lint._roles import PROSE_SHARE, prose_carried
 from mishkan_core.ingest_lint._shape import (
     CODE_LANGS,
     DATA_LANGS,
@@ -83,6 +85,17 @@ def check(doc: Document) -> Iterator[Hit]:
         if pasted < PASTED_SHARE * code:
             return
     coded = [(count, block) for count, block in counts if count]
+    # the line: a document carried by prose keeps its hand-written listing, however
+    # long; only a listing a tool printed is rejected there
+    carried, prose = prose_carried(blocks)
+    props = Properties([line for _, block in coded for line in block.lines])
+    if carried and not props.machine_output():
+        return
+    why = (
+        f"machine output in a document carried by prose ({', '.join(props.regular())})"
+        if carried
+        else f"prose carries {prose:.0%} of the content (under {PROSE_SHARE:.0%})"
+    )
     largest_count, largest = max(coded, key=lambda item: item[0])
     first = coded[0][1]
     last = coded[-1][1]
@@ -99,7 +112,8 @@ def check(doc: Document) -> Iterator[Hit]:
         first.start,
         last.end,
         f"bulk source: {code} of {content} content lines are code ({code / content:.0%}); "
-        f"largest: {kind} at lines {largest.start}-{largest.end} ({largest_count} code lines)",
+        f"largest: {kind} at lines {largest.start}-{largest.end} ({largest_count} code lines); "
+        f"{why}; shape: {props.describe(prose)}",
         excerpt(evidence),
         tuple(block.index for _, block in coded),
     )

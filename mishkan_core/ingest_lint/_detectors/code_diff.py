@@ -8,6 +8,8 @@ from collections.abc import Iterator
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import block_hit, first_line
 from mishkan_core.ingest_lint._model import BULK_SOURCE, Document, Hit
+from mishkan_core.ingest_lint._properties import Properties
+from mishkan_core.ingest_lint._roles import PROSE_SHARE, prose_carried
 from mishkan_core.ingest_lint._shape import is_code_line, led_text, line_led
 
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.MULTILINE)
@@ -49,11 +51,23 @@ def check(doc: Document) -> Iterator[Hit]:
             continue
         if doc.share(block.nonblank) < 0.4 and len(changed) < 150:
             continue
+        # the line: a diff in a document carried by prose (an RFC's "how we teach this")
+        # is its example; only a diff that is most of a note with little prose is bulk
+        carried, prose = prose_carried(doc.blocks)
+        props = Properties([line[1:] for line in block.lines])
+        if carried and not props.machine_output():
+            continue
         files = len(_FILE_HEADERS.findall(led_text(block))) or 1
         yield block_hit(
             block,
             f"bulk source: code diff with {len(changed)} changed lines in {hunks} hunks "
-            f"across {files} file(s)",
+            f"across {files} file(s); "
+            + (
+                f"machine output in a document carried by prose ({', '.join(props.regular())})"
+                if carried
+                else f"prose carries {prose:.0%} of the content (under {PROSE_SHARE:.0%})"
+            )
+            + f"; shape: {props.describe(prose)}",
             first_line(block, changed),
             doc,
         )

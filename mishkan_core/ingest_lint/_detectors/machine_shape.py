@@ -34,6 +34,7 @@ from itertools import repeat
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
+from mishkan_core.ingest_lint._properties import Properties, printed_key, skeleton_of
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
     MACHINE,
@@ -41,6 +42,7 @@ from mishkan_core.ingest_lint._roles import (
     NEUTRAL,
     PROSE,
     code_shaped,
+    compact,
     is_page_markup,
     is_wordy,
     line_roles,
@@ -51,6 +53,11 @@ from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
 LINE = 80.0
 #: the share of the content (by width) every shape needs
 MIN_SHARE = 0.75
+#: machine output (the shape model's regularity) needs only this share: a listing a tool
+#: printed is rejected even in a document carried by prose once it is most of it
+OUTPUT_SHARE = 0.5
+#: and this many lines of it: a few snippets stamped alike are examples, not a listing
+MIN_OUTPUT = 20
 # bulk: machine width, a higher share, and the part of it in runs no sentence breaks
 MIN_MACHINE = 40.0
 BULK_SHARE = 0.8
@@ -88,14 +95,13 @@ _CODE_NAME = re.compile(
     r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#|/)[A-Za-z_$]|\w\(|[a-z0-9]_[a-z0-9]|[a-z][A-Z]|`[^`\s]|<\w"
     r"|[A-Za-z]:\d|\d:\d|\b0x[0-9A-Fa-f]{4,}"
 )
-_TOKEN = re.compile(r"\"[^\"]*\"|'[^']*'|0x[0-9A-Fa-f]+|\d+(?:\.\d+)*|[A-Za-z_$][\w$]*")
-_REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
 
 
 def template(line: str) -> str:
-    """The line's shape: names, numbers and strings replaced by one letter, and a
-    run of them ("a, a, a") collapsed, so list lines of any length share one."""
-    return _REPEATS.sub("a…", _TOKEN.sub("a", line.strip()))
+    """The line's shape: names, numbers and strings replaced by one letter, and a run
+    of them ("a, a, a") collapsed, so list lines of any length share one (the shape
+    model's skeleton, of the whole line)."""
+    return skeleton_of(line, None)
 
 
 def width(line: str) -> float:
@@ -105,6 +111,9 @@ def width(line: str) -> float:
 def nests_deep(line: str) -> bool:
     """Do the line's brackets nest DEPTH deep (a printed node tree does), within its
     first few hundred brackets?"""
+    head = line[:4096]
+    if head.count("(") + head.count("[") + head.count("{") < DEPTH:  # counted in C
+        return False
     level = 0
     for match in _BRACKET.finditer(line, 0, 4096):
         if match.group() in "([{":
@@ -160,6 +169,7 @@ def could_fire(doc: Document) -> bool:
         step = max(1, round(len(picked) * lines / (GATE_SAMPLE * block.nonblank)))
         picked = picked[::step]
         scale = block.nonblank / len(picked)
+        phrases: list[tuple[str, float]] = []  # judged at the block's end, together
         for line in picked:
             stripped = line.strip()
             if not stripped.strip(MARKUP):
@@ -168,17 +178,36 @@ def could_fire(doc: Document) -> bool:
             total += weight
             if line[:1] == "\t" or line[:4] == "    ":
                 continue
+            if compact(stripped):
+                continue  # a minified line holds words, not sentences
             if (
                 stripped[0] == "#"
                 or stripped.startswith(_HINT_OPENS)
                 or _HINT.search(line)
                 or (stripped[0] in "<[" and is_page_markup(stripped))
-                or is_wordy(stripped)
             ):
                 prose += weight
                 if prose >= enough:
                     return False
+            elif is_wordy(stripped):
+                phrases.append((stripped, weight))
+        prose += _written(phrases)
+        if prose >= enough:
+            return False
     return total >= MIN_LISTING and prose < GATE_PROSE * total
+
+
+def _written(phrases: list[tuple[str, float]]) -> float:
+    """The weight of the phrases a person wrote: those whose ``printed_key`` three or
+    more phrases of the sample share were printed by a tool ("  global time:  69.82"),
+    and do not count on the document's side."""
+    if len(phrases) < 3:
+        return sum(weight for _, weight in phrases)
+    keys = [printed_key(text) for text, _ in phrases]
+    counts = Counter(keys)
+    return sum(
+        weight for (text, weight), key in zip(phrases, keys) if counts[key] < 3 or text[:1] == "|"
+    )
 
 
 def _scale(block: Block) -> float:
@@ -204,7 +233,7 @@ def _widths(block: Block) -> float:
 def _out_of_reach(most: float, prose: float) -> bool:
     """MIN_SHARE is out of reach with ``most`` machine width at the very most (with a
     margin for the order the widths are summed in: these sums are not the verdict's)."""
-    return most < MIN_SHARE * (most + prose) * (1 - 1e-9)
+    return most < OUTPUT_SHARE * (most + prose) * (1 - 1e-9)
 
 
 def measure(doc: Document) -> Shape:
@@ -313,28 +342,41 @@ def _regular(shape: Shape) -> tuple[int, int] | None:
 
 
 def _verdict(shape: Shape) -> str | None:
-    """The message when one of the three shapes is there."""
-    if shape.first is None or shape.machine < MIN_LISTING or shape.share < MIN_SHARE:
+    """The message when one of the shapes is there. Machine output (the shape model's
+    regularity properties, ``_properties.py``) comes first: it names what fired."""
+    if shape.first is None or shape.machine < MIN_LISTING or shape.share < OUTPUT_SHARE:
         return None
     share = f"{shape.share:.0%} of the content"
-    if not _code_shaped(shape):
+    props = Properties(shape.listing)
+    prose = shape.prose / shape.content if shape.content else 0.0
+    described = f"; shape: {props.describe(prose)}"
+    # below MIN_SHARE, machine output must be one pasted listing, not snippets between
+    # paragraphs: most of the content in runs that no sentence breaks
+    pasted = shape.share >= MIN_SHARE or shape.in_runs >= OUTPUT_SHARE * shape.content
+    # (lines, or line-widths: a minified file is a few lines of 1,000 characters)
+    if pasted and max(len(shape.listing), shape.machine) >= MIN_OUTPUT and props.machine_output():
+        return (
+            f"machine-shaped: machine output ({', '.join(props.regular())}) makes up {share}, "
+            f"{len(shape.listing)} lines no sentence breaks{described}"
+        )
+    if shape.share < MIN_SHARE or not _code_shaped(shape):
         return None
     if _bulk(shape):
         return (
             f"machine-shaped: {share} is not sentences ({shape.machine:.0f} of "
             f"{shape.content:.0f} line-widths), {shape.in_runs:.0f} in runs of {RUN:.0f}+ "
-            "that no sentence breaks"
+            f"that no sentence breaks{described}"
         )
     if shape.nested >= MIN_NESTED:
         return (
             f"machine-shaped: {shape.nested:.0f} line-widths of brackets nested {DEPTH}+ "
-            f"deep, a printed tree ({share})"
+            f"deep, a printed tree ({share}){described}"
         )
     regular = _regular(shape)
     if regular is not None:
         return (
             f"machine-shaped: a listing of {regular[0]} lines stamped from {regular[1]} "
-            f"templates, each naming code ({share})"
+            f"templates, each naming code ({share}){described}"
         )
     return None
 

@@ -1,0 +1,246 @@
+"""The shape model's properties: what makes text machine output, whatever tool printed it.
+
+Each property is a share in [0, 1], measured on lines (a spread sample of at most
+``SAMPLE`` of them, so a property costs the same on a 40-line and a 40,000-line
+listing), and each has a level at which it *fires*:
+
+* ``skeleton``: lines built from one template with the names changed: the share of
+  the lines the four commonest skeletons cover (names, numbers and strings made one
+  letter, a run of them collapsed). A tool prints one line per symbol, edge or node.
+* ``tree``: lines that open with tree-drawing prefixes (``├──``, ``└─┬``, ``│``,
+  ``|--``, `` `-- ``, ``+-``): a dependency tree, a call tree, a profile.
+* ``columns``: lines whose fields start at the same columns as most others (two
+  blanks or a tab before them): a table a program aligned (struct layouts, symbol
+  tables, profiles).
+* ``compact``: the part of the text in lines far longer than prose (``LONG``
+  characters and more) with code's density of punctuation and few blanks: minified
+  code, one-line dumps.
+* ``identifiers``: the share of words that are code names (qualified, called,
+  snake_case, camelCase, ``$x``, hexadecimal).
+* ``punctuation``: punctuation per non-blank character.
+* ``edges``: lines that relate two code names by an edge word or arrow (``calls``,
+  ``imports``, ``uses``, ``->``...): a call graph in any notation, words included.
+
+A listing is **machine output** when one of skeleton, tree, columns or compact fires
+and it names code (identifiers or punctuation at code's level). ``describe`` renders
+the values and which of them fired, for the findings.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+#: the most lines a property reads (spread evenly over the listing)
+SAMPLE = 48
+#: a line this long is far longer than prose
+LONG = 300
+
+# levels at which each property fires
+SKELETON = 0.6
+TREE = 0.3
+COLUMNS = 0.5
+COMPACT = 0.5
+IDENTIFIERS = 0.2
+PUNCTUATION = 0.08
+EDGES = 0.5
+#: the skeletons whose share ``skeleton`` is
+TEMPLATES = 4
+
+_TOKEN = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|0x[0-9A-Fa-f]+|\d+(?:\.\d+)*|[A-Za-z_$][\w$]*")
+_REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
+# a tree-drawing prefix: guides ("│ ", "| ", ": ") then a branch ("├", "└", "|-", "`-", "+-")
+_TREE = re.compile(r"[ \t]*(?:[│┃|:][ \t]*)*(?:[├└┣┗╰╠╚┬┼]|[|`+\\]-)")
+# a code name: qualified (a.b, a::b, a->b, a#b), called (f(), f(x)), snake_case, camelCase,
+# $x, or a hexadecimal number
+_CODE_WORD = re.compile(
+    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*"
+    r"|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+"
+)  # (each branch runs to the end of its word, so a word counts once: "actor_ref_1")
+# an edge between two names: a relation word or an arrow
+_EDGE = re.compile(
+    r"\S[ \t]+(?:calls|called by|imports|imported by|uses|used by|requires|depends on|extends"
+    r"|inherits from|includes|references|invokes)[ \t]+\S|\S[ \t]*(?:->|-->|=>|→|<-)[ \t]*\S"
+)
+#: a literal of every edge _EDGE matches, tested first in C
+_EDGE_WORDS = (
+    "->",
+    "=>",
+    "→",
+    "<-",
+    "call",
+    "import",
+    "use",
+    "require",
+    "depend",
+    "extend",
+    "inherit",
+    "include",
+    "reference",
+    "invoke",
+)
+_NOT_PUNCTUATION = bytes(b for b in range(256) if chr(b) not in "{}()[];=<>+*/%&|^!~\\$@:,.'\"`#-")
+
+
+def skeleton_of(line: str, limit: int | None = LONG) -> str:
+    """The line's skeleton: names, numbers and strings replaced by one letter, and a run
+    of them ("a, a, a") collapsed, so list lines of any length share one (of the first
+    ``limit`` characters; the backstop's regular-listing test reads whole lines)."""
+    return _REPEATS.sub("a…", _TOKEN.sub("a", line.strip()[:limit]))
+
+
+_NO_DIGITS = str.maketrans("", "", "0123456789")
+_STRUCTURE = frozenset("\"'`[]{}()<>=")
+
+
+def printed_key(phrase: str) -> str:
+    """A phrase's skeleton for telling printed phrases from written ones: names,
+    numbers and strings made one letter, runs of blanks one blank, nothing collapsed
+    ("  global time:     69.82" and "self size: 39" share "a a: a"). A key of letters
+    and blanks alone ("a a a": "Flexible memory management") would say nothing, so a
+    phrase of words alone is its own key."""
+    key = " ".join(_TOKEN.sub("a", phrase[:LONG]).split())
+    if key.strip("a "):
+        return key
+    # words alone: the phrase itself, numbers dropped, is the key ("op0 is compile time
+    # invariant" three times is printed; three different phrases are a person's list)
+    return "=" + " ".join(phrase[:LONG].translate(_NO_DIGITS).split())
+
+
+def spread(lines: list[str], size: int = SAMPLE) -> list[str]:
+    """At most ``size`` of ``lines``, spread evenly (all of them when fewer)."""
+    if len(lines) <= size:
+        return lines
+    step = len(lines) / size
+    return [lines[int(k * step)] for k in range(size)]
+
+
+def _columns(lines: list[str]) -> float:
+    """The share of lines with two or more field starts at columns most lines share."""
+    starts: list[set[int]] = []
+    for line in lines:
+        text = line[:LONG].expandtabs(8) if "\t" in line else line[:LONG]
+        found = set()
+        at = text.find("  ")
+        while at >= 0:
+            end = at + 2
+            while end < len(text) and text[end] == " ":
+                end += 1
+            if end < len(text):
+                found.add(end)
+            at = text.find("  ", end)
+        starts.append(found)
+    common = Counter(column for found in starts for column in found)
+    shared = {column for column, n in common.items() if n >= 0.5 * len(lines)}
+    if len(shared) < 2:
+        return 0.0
+    return sum(1 for found in starts if len(found & shared) >= 2) / len(lines)
+
+
+class Properties:
+    """The shape model's measurements of one listing (see the module's docstring)."""
+
+    __slots__ = (
+        "columns",
+        "compact",
+        "edges",
+        "identifiers",
+        "lines",
+        "punctuation",
+        "skeleton",
+        "tree",
+    )
+
+    def __init__(self, listing: list[str]) -> None:
+        lines = [line for line in spread(listing) if line.strip()]
+        self.lines = len(listing)
+        n = len(lines) or 1
+        # words and nothing else (a sentence, a phrase) have no skeleton to repeat; a
+        # quoted name ('"lib/a.js",') or a bracket is structure
+        # the sample's skeletons in two C-level substitutions over its joined lines (no
+        # token, string or run spans a line break: the same as skeleton_of per line)
+        shapes = _REPEATS.sub(
+            "a…", _TOKEN.sub("a", "\n".join(text.strip()[:LONG] for text in lines))
+        )
+        counts = Counter(
+            key
+            for key, line in zip(shapes.split("\n"), lines)
+            if key.strip("a… .,;:!?") or not _STRUCTURE.isdisjoint(line)
+        )
+        self.skeleton = sum(c for _, c in counts.most_common(TEMPLATES)) / n
+        self.tree = sum(1 for line in lines if _TREE.match(line)) / n
+        self.columns = _columns(lines) if len(lines) >= 4 else 0.0
+        width = sum(len(line) for line in lines) or 1
+        heads = [line[:LONG] for line in lines]
+        data = "\n".join(heads).encode("utf-8", "surrogatepass")
+        chars = len(data.translate(None, b" \t\n"))
+        marks = len(data.translate(None, _NOT_PUNCTUATION))
+        long_width = words = named = edges = 0
+        for line, head in zip(lines, heads):
+            tokens = head.split()
+            words += len(tokens)
+            named_in = head
+            if "@" in head or "://" in head:  # an e-mail address or a URL is no code name
+                named_in = " ".join(t for t in tokens if "://" not in t and "@" not in t)
+            named += min(len(tokens), len(_CODE_WORD.findall(named_in)))
+            if any(word in named_in for word in _EDGE_WORDS):  # (the pattern has no literal)
+                edges += _EDGE.search(named_in) is not None
+            if len(line) >= LONG:
+                raw = line[:LONG].encode("utf-8", "surrogatepass")
+                solid = len(raw.translate(None, b" \t"))
+                signs = len(raw.translate(None, _NOT_PUNCTUATION))
+                if signs >= 0.15 * solid and solid >= 0.85 * LONG:
+                    long_width += len(line)
+        self.compact = long_width / width
+        self.identifiers = named / words if words else 0.0
+        self.punctuation = marks / chars if chars else 0.0
+        self.edges = edges / n
+
+    def names_code(self) -> bool:
+        return self.identifiers >= IDENTIFIERS or self.punctuation >= PUNCTUATION
+
+    def regular(self) -> list[str]:
+        """The machine-regularity properties that fired."""
+        fired = []
+        if self.skeleton >= SKELETON and self.lines >= 10:
+            fired.append("skeleton")
+        if self.tree >= TREE:
+            fired.append("tree")
+        if self.columns >= COLUMNS:
+            fired.append("columns")
+        if self.compact >= COMPACT:
+            fired.append("compact")
+        return fired
+
+    def machine_output(self) -> bool:
+        """Regular and naming code; a skeleton alone must name code by its words (a list
+        of people, a JSON example's keys and values repeat a skeleton too)."""
+        fired = self.regular()
+        if fired == ["skeleton"]:
+            return self.identifiers >= IDENTIFIERS
+        return bool(fired) and self.names_code()
+
+    def describe(self, prose: float | None = None) -> str:
+        """The values, those that fired marked with "*"."""
+        fired = set(self.regular())
+        if self.identifiers >= IDENTIFIERS:
+            fired.add("identifiers")
+        if self.punctuation >= PUNCTUATION:
+            fired.add("punctuation")
+        if self.edges >= EDGES:
+            fired.add("edges")
+        values = [
+            ("skeleton", self.skeleton),
+            ("tree", self.tree),
+            ("columns", self.columns),
+            ("compact", self.compact),
+            ("identifiers", self.identifiers),
+            ("punctuation", self.punctuation),
+            ("edges", self.edges),
+        ]
+        shown = ", ".join(
+            f"{name}{'*' if name in fired else ''} {value:.2f}" for name, value in values
+        )
+        if prose is not None:
+            shown = f"prose {prose:.0%}; " + shown
+        return shown
