@@ -407,7 +407,8 @@ def prepare(
     """The project as a git repository with its graph, reused from the cache
     when the recipe, the archive, the layout and graphify are unchanged."""
     tools = cache / "tools"
-    root = cache / "projects" / f"{project.name}-{layout.strip('.')}"
+    # named as a clone of the project is (graphify keys Go packages by directory)
+    root = cache / "projects" / layout.strip(".") / project.name
     stamp_file = root.parent / f"{root.name}.json"
     graph = root / LAYOUTS[layout] / "graph.json"
     stamp = _stamp(project, layout, _pin(GRAPHIFY_REQUIREMENT))
