@@ -325,6 +325,27 @@ class _Definitions:
             if relation in _PARENT_RELATIONS and source != target and source not in self.file_nodes:
                 self.parent.setdefault(target, source)
         self._connected = connected
+        # A method whose `method` edge graphify dropped (cobra: 36 methods of
+        # Command in other files) still carries its owner in its id, which
+        # graphify builds as `<owner id>_<name>`; an owner whose id collided
+        # got its file's path in front (`command_go_cobra_command`).
+        slug = re.compile(r"[^a-z0-9]+")
+        for i, nid in enumerate(resolver.ids):
+            prefix = slug.sub("_", resolver._source[i][0].lower()).strip("_") + "_"
+            if len(prefix) > 1 and nid.startswith(prefix):
+                by_id.setdefault(nid[len(prefix) :], i)
+        for i, node in enumerate(resolver.nodes):
+            label = node.get("label")
+            if i in self.parent or not isinstance(label, str) or not label.startswith("."):
+                continue
+            nid = resolver.ids[i]
+            for _ in range(4):
+                nid = nid[: nid.rfind("_")] if "_" in nid else ""
+                owner = by_id.get(nid)
+                if owner is not None and owner != i:
+                    if owner not in self.file_nodes:
+                        self.parent[i] = owner
+                    break
         # graphify's Go package scope for a file at the project root: the
         # project directory, which holds the graph's directory
         parts = graph_path.split("/")

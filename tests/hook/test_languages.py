@@ -197,3 +197,23 @@ def test_the_index_keys_names_as_written() -> None:
     assert not {k for k in keys if "::" in k or k != k.strip()}
     files = {line.split(b"\t")[1].decode() for line in lines if line.startswith(b"f\t")}
     assert "widget/doc.go" not in files and "widget/widget.go" in files
+
+
+def test_a_method_whose_edge_graphify_dropped_is_scoped_by_its_id() -> None:
+    """cobra 1.6.1: 36 methods of `Command` in other files have no `method`
+    edge; their ids (`cobra_command_getcompletions`) still name the owner,
+    whose own id collided with a file's and got the path in front."""
+    nodes = [
+        {"id": "command_go_cobra_command", "label": "Command", "file_type": "code",
+         "source_file": "command.go", "source_location": "L48"},
+        {"id": "completions", "label": "completions.go", "file_type": "code",
+         "source_file": "completions.go", "source_location": "L1"},
+        {"id": "cobra_command_getcompletions", "label": ".getCompletions()", "file_type": "code",
+         "source_file": "completions.go", "source_location": "L245"},
+    ]  # fmt: skip
+    links = [{"source": "command_go_cobra_command", "target": "command_go_cobra_command",
+              "relation": "contains", "source_file": "command.go",
+              "source_location": "L48"}]  # fmt: skip
+    lines = graphify_nudge_index._index_lines(nodes, links, "/p/cobra/.graphify/graph.json")
+    (line,) = [x for x in lines if x.startswith(b"s\tgetCompletions\t")]
+    assert json.loads(line.split(b"\t")[2])[1][0][5] == "cobra completions Command"
