@@ -468,6 +468,14 @@ def bar(total: dict[str, Any]) -> dict[str, Any]:
     return {"met": all(checks.values()), **checks}
 
 
+def bar_per_project(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
+    """The bar (issue 23: per language, so per project) and over all triggers."""
+    projects_met = {p: bar(s)["met"] for p, k, s in rows if k == "all" and p != "total"}
+    total = bar(rows[-1][2])
+    failing = sorted(p for p, met in projects_met.items() if not met)
+    return {**total, "met": total["met"] and not failing, "projects_not_met": failing}
+
+
 # ---------------------------------------------------------------------------
 # Provenance and output
 
@@ -535,7 +543,8 @@ def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outc
             "",
             markdown_table(table_rows(outcomes)),
             "",
-            f"Bar (>= 90% useful, none misleading, 0 outside the graph): **{verdict}**.",
+            "Bar (>= 90% useful, none misleading, 0 outside the graph; per project and in "
+            f"all): **{verdict}**.",
         ]
         lines += [
             "",
@@ -742,7 +751,7 @@ def _main(args: argparse.Namespace, started: float) -> int:
         report["arms"][arm] = {
             "info": arm_info[arm],
             "table": [{"project": p, "trigger": k, **s} for p, k, s in rows],
-            "bar": bar(rows[-1][2]),
+            "bar": bar_per_project(rows),
             "by_origin": [{"origin": o, **s} for o, s in origin_rows(outcomes)],
             "triggers": [o.row() for o in outcomes],
         }
