@@ -270,7 +270,7 @@ for line in open(sys.argv[2]).read().splitlines():
         if nid is None or g.nodes[nid].get("source_file") != key:
             wrong.append(f"file {key}: {payload or key} -> {nid}")
         continue
-    for name, _path, _line, arg, node_id in json.loads(payload)[1]:
+    for name, _path, _line, arg, node_id, *_scope in json.loads(payload)[1]:
         nid, _ = _resolve_single_node(g, arg)
         if nid != node_id:
             wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")
