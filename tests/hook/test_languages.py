@@ -217,3 +217,25 @@ def test_a_method_whose_edge_graphify_dropped_is_scoped_by_its_id() -> None:
     lines = graphify_nudge_index._index_lines(nodes, links, "/p/cobra/.graphify/graph.json")
     (line,) = [x for x in lines if x.startswith(b"s\tgetCompletions\t")]
     assert json.loads(line.split(b"\t")[2])[1][0][5] == "cobra completions Command"
+
+
+def test_the_accessor_check_reads_only_the_projects_own_files(tmp_path: Path) -> None:
+    """The one repository read of the builder: never through a link, never
+    outside the project (`..`), and only compared, never copied."""
+    root = tmp_path / "p"
+    (root / "src").mkdir(parents=True)
+    outside = tmp_path / "outside.ts"
+    outside.write_text("class A {\n  get title() {\n    return 1;\n  }\n}\n")
+    (root / "src" / "own.ts").write_text(outside.read_text())
+    (root / "src" / "link.ts").symlink_to(outside)
+
+    def method(path: str) -> dict[str, str]:
+        return {"id": path.replace("/", "_").replace(".", "_") + "_title", "label": ".title()",
+                "file_type": "code", "source_file": path, "source_location": "L2"}  # fmt: skip
+
+    nodes = [method("src/own.ts"), method("src/link.ts"), method("../outside.ts")]
+    lines = graphify_nudge_index._index_lines(nodes, [], str(root / ".graphify" / "graph.json"))
+    (line,) = [x for x in lines if x.startswith(b"s\ttitle\t")]
+    files = sorted(row[1] for row in json.loads(line.split(b"\t")[2])[1])
+    # own.ts was read (an accessor: left out); the link and `..` were not read
+    assert files == ["../outside.ts", "src/link.ts"]
