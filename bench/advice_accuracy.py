@@ -278,6 +278,7 @@ def _noise_dirs(project: str) -> tuple[str, ...]:
         "semver": ("target/package/semver-1.0.14",),
         "hashie": ("vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0",),
         "psr7": ("vendor/guzzlehttp/psr7/src",),
+        "bsh": ("target/generated-sources/bsh",),
     }.get(project, ())
 
 

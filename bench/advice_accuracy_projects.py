@@ -58,6 +58,7 @@ class Project:
     top: str  # the archive's top directory (apt: the source directory inside the package)
     ignored: tuple[str, ...]  # .gitignore lines (build output, tool dirs)
     noise: Callable[[Path, Path], list[str]]  # (project dir, tools dir) -> what it added
+    inner: str = ""  # a source tarball inside the package, unpacked before `top` is taken
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
@@ -107,6 +108,7 @@ _COMMON_IGNORED = ("__pycache__/", ".graphify/", "graphify-out/", ".mishkan/")
 
 def _debian(
     *,
+    inner: str = "",
     name: str,
     language: str,
     package: str,
@@ -129,6 +131,7 @@ def _debian(
         top=top,
         ignored=(noise.split("/", 1)[0] + "/", *_COMMON_IGNORED),
         noise=_copy_noise(noise),
+        inner=inner,
     )
 
 
@@ -205,6 +208,17 @@ PROJECTS: dict[str, Project] = {
         sha256="4a415c14876562945c9ad677907e8929393bc9967550be954b3a456662652f3c",
         top="usr/share/rubygems-integration/all/gems/hashie-5.0.0",
         noise="vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0",
+    ),
+    "bsh": _debian(  # Java: Debian ships BeanShell's source as a tarball in bsh-src
+        name="bsh",
+        language="java",
+        package="bsh-src",
+        version="2.0b4-20",
+        arch="all",
+        sha256="8bc67e9514560ef9e15beff101ed1ffb54a448588c2403987f407cd11547c00d",
+        inner="usr/src/bsh-src/bsh.tar.gz",
+        top="",
+        noise="target/generated-sources/bsh",
     ),
     "psr7": _debian(
         name="psr7",
@@ -450,8 +464,15 @@ def prepare(
     unpack = root.parent / f"{root.name}.unpack"
     shutil.rmtree(unpack, ignore_errors=True)
     _extract(archive, unpack)
+    if project.inner:
+        inner = root.parent / f"{root.name}.inner"
+        shutil.rmtree(inner, ignore_errors=True)
+        _extract(unpack / project.inner, inner)
+        shutil.rmtree(unpack)
+        unpack = inner
     (unpack / project.top).rename(root)
-    shutil.rmtree(unpack)  # the rest of the archive (a package's docs and metadata)
+    if project.top:
+        shutil.rmtree(unpack)  # the rest of the archive (a package's docs and metadata)
     (root / ".gitignore").write_text("".join(line + "\n" for line in project.ignored))
     noise = project.noise(root, tools)
     _git(root, "init", "--quiet", "--initial-branch=main")

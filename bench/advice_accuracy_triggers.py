@@ -49,6 +49,7 @@ ISSUE_NAMES: dict[str, tuple[str, ...]] = {
     "semver": ("Version", "Comparator", "Prerelease", "VersionReq", "new", "parse", "Op"),
     "hashie": ("Mash", "Dash", "key?", "deep_merge!", "initialize", "Hashie", "DeepMerge"),
     "psr7": ("Uri", "Stream", "__construct", "getPath", "$stream", "Utils", "Request"),
+    "bsh": ("Interpreter", "NameSpace", "eval", "BshMethod", "getName", "toString", "This"),
 }
 ISSUE_READS: dict[str, tuple[str, ...]] = {
     "click": ("build/lib/click/core.py",),
@@ -73,6 +74,7 @@ ISSUE_QUALIFIED: dict[str, tuple[tuple[str, str, str], ...]] = {
     "semver": (("Version", "parse", "::"), ("VersionReq", "matches", "::")),
     "hashie": (("Hashie", "Mash", "::"), ("Hashie::Extensions", "DeepMerge", "::")),
     "psr7": (("Utils", "streamFor", "::"), ("Uri", "withPath", "::")),
+    "bsh": (("Interpreter", "eval", "."), ("NameSpace", "getVariable", ".")),
 }
 METHOD_SEPARATOR = {"rust": "::", "ruby": "#", "php": "::"}  # default "."
 KEYWORDS: dict[str, dict[str, str]] = {  # pattern keyword -> definition kind
@@ -83,6 +85,7 @@ KEYWORDS: dict[str, dict[str, str]] = {  # pattern keyword -> definition kind
     "rust": {"fn": "function", "struct": "class", "enum": "enum"},
     "ruby": {"def": "function", "class": "class", "module": "namespace"},
     "php": {"function": "function", "class": "class", "interface": "interface"},
+    "java": {"class": "class", "interface": "interface", "enum": "enum"},
 }
 # Go's receiver pattern, as agents search for a method: `func (c *Command) Execute`.
 RECEIVER_SEARCHES: dict[str, tuple[tuple[str, str, str], ...]] = {
