@@ -35,6 +35,7 @@ from graphify_nudge import (
     DEFAULT_TELEMETRY_DIR,
     INDEX_DIR,
     INDEX_MAGIC,
+    INDEX_MAX_FIELD,
     TRIGGER_EXTENSIONS,
     Store,
     _absolute,
@@ -43,9 +44,11 @@ from graphify_nudge import (
     _graph_key,
     _index_header,
     _index_name,
+    _index_site,
     _is_name,
     _is_regular,
     _lock,
+    _plain,
     _read_file,
     _settings_of,
     _stat,
@@ -165,7 +168,7 @@ def _graph_key_of(path: str) -> str:
     st = _stat(path)
     if st is None or st.st_mode & _S_IFMT != _S_IFREG:
         raise GraphIndexError(f"{path}: not a regular file")
-    return _graph_key(built_at_commit(path), st.st_size, st.st_mtime_ns)
+    return _graph_key(built_at_commit(path), st)
 
 
 def _index_key(directory: int, name: str) -> "Optional[str]":
@@ -217,7 +220,9 @@ def _load_nodes(graph_path: str) -> "list[dict[str, Any]]":
 
 
 def _index_lines(nodes: "list[dict[str, Any]]") -> "list[bytes]":
-    """The sorted body lines of the index for these graph nodes."""
+    """The sorted body lines of the index for these graph nodes. Every row is
+    checked with the hook's own `_index_site` (and every file line's text with
+    `_plain`), the very checks the hook makes on read."""
     resolver = _Resolver(nodes)
     lines: list[bytes] = []
     for path in sorted(resolver.files):
@@ -227,9 +232,9 @@ def _index_lines(nodes: "list[dict[str, Any]]") -> "list[bytes]":
     by_name: dict[str, list[tuple[tuple[int, int, str, int], list[object]]]] = {}
     for i, name, path, line in resolver.definitions():
         arg = resolver.symbol_argument(i, name, path)
-        if arg is None:
-            continue
         row: list[object] = [name, path, line, arg, resolver.ids[i]]
+        if arg is None or _index_site(row) is None:
+            continue
         by_name.setdefault(name.lower(), []).append((_site_rank(path, line), row))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
@@ -259,7 +264,6 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
 # graphify itself.
 
 
-_SAFE_TEXT_BAD: "Final" = frozenset("`'\"\\\t\n\r")
 # Source files whose nodes are definitions. graphify also turns the keys of
 # package.json and other data files into `code` nodes (`type` in zod's
 # package.json); those define nothing an agent greps for.
@@ -273,17 +277,6 @@ _CODE_EXTENSIONS: "Final" = TRIGGER_EXTENSIONS | frozenset(
 def _is_file_label(label: str, source: str) -> bool:
     """The node graphify makes for a file itself: labelled with its name."""
     return label == source.rsplit("/", 1)[-1] or source.endswith("/" + label)
-
-
-def _safe(text: str) -> bool:
-    """Graph content is repository content: only plain printable text reaches an advisory."""
-    return (
-        bool(text)
-        and text.isprintable()
-        and not text.startswith("-")
-        and not (_SAFE_TEXT_BAD & set(text))
-        and len(text) <= 1024
-    )
 
 
 class _Resolver:
@@ -392,13 +385,16 @@ class _Resolver:
                 continue  # the file's own node
             name = label[1:] if label.startswith(".") else label
             name = name[:-2] if name.endswith("()") else name
-            if _is_name(name) and _safe(source) and _extension(source) in _CODE_EXTENSIONS:
+            if (
+                len(name) <= INDEX_MAX_FIELD and _is_name(name) and _plain(source)
+                and _extension(source) in _CODE_EXTENSIONS and len(location) < 12
+            ):  # fmt: skip
                 out.append((i, name, source, int(location[1:])))
         return out
 
     def _id_resolves(self, i: int) -> bool:
         nid = self.ids[i]
-        if not _safe(nid) or "::" in nid or self._py_qualified.match(nid.strip()):
+        if not _plain(nid) or "::" in nid or self._py_qualified.match(nid.strip()):
             return False
         if self._sources_by_tokens.get(self._tokens(nid)):
             return False  # the id reads as a file path: the source tier wins
@@ -407,14 +403,18 @@ class _Resolver:
     def symbol_argument(self, i: int, name: str, path: str) -> "Optional[str]":
         """`path::name` when graphify resolves it to node i alone, else the node id."""
         scoped = f"{path}::{name}"
-        if ":" not in path and not self._exact(scoped) and self._scoped(path, name) == {i}:
+        if (
+            ":" not in path and _plain(scoped) and not self._exact(scoped)
+            and self._scoped(path, name) == {i}
+        ):  # fmt: skip
             return scoped
         return self.ids[i] if self._id_resolves(i) else None
 
     def file_argument(self, path: str) -> "Optional[str]":
         """ "" when `graphify explain PATH` resolves within this file, else the
-        file node's id, else None (the file is then left out: no advice)."""
-        if not _safe(path) or ":" in path:
+        file node's id, else None (the file is then left out: no advice). Only
+        `_plain` paths: the hook would not write another into a command."""
+        if not _plain(path) or ":" in path:
             return None
         tier = self._sources_by_tokens.get(self._tokens(path), set())
         py_qualified = self._py_qualified.match(path.strip()) and not self._exact(path)

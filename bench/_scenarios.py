@@ -384,7 +384,10 @@ if state == "index_outdated":
     fields[1] = b"0" * 40 + b":1"  # built for another graph
     open(name + ".idx", "wb").write(b"\t".join(fields) + b"\n" + rest)
 if state in ("index_missing", "index_outdated"):
-    key = g._graph_key(g.built_at_commit(graph.path), graph.size, graph.mtime_ns)
+    if getattr(graph, "stat", None) is not None:  # keyed to the graph's inode and ctime
+        key = g._graph_key(g.built_at_commit(graph.path), graph.stat)
+    else:  # a hook from before issue 20
+        key = g._graph_key(g.built_at_commit(graph.path), graph.size, graph.mtime_ns)
     open(name + ".attempt", "wb").write(key.encode() + b"\tspawned")
 """
 
