@@ -41,7 +41,7 @@ _STARTED_CPU = time.process_time()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
     from typing import Any, Final, NoReturn, Optional, Union
 
     Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
@@ -117,6 +117,7 @@ INDEX_DIR: "Final" = ".index"
 INDEX_MAGIC: "Final" = "graphify-nudge-index 1"
 INDEX_RETRY_SECONDS: "Final" = 600  # a build that left no word is retried after 10 minutes
 INDEX_FAILED_RETRY_SECONDS: "Final" = 86_400  # one that failed, after a day
+INDEX_MAX_LINE: "Final" = 1 << 16  # no index line is longer: the builder drops sites to fit
 INDEX_MAX_FIELD: "Final" = 512  # characters of an indexed name, path, argument or node id
 INDEX_BUILDER: "Final" = "graphify_nudge_index"  # the module beside this file that builds it
 
@@ -1683,8 +1684,9 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
 # `graphify-nudge-index 1 <TAB> <graph key> <TAB> <nodes>`; then one line per
 # file (`f <TAB> path <TAB> explain-argument`) and one per lower-cased symbol
 # name (`s <TAB> name <TAB> [total, [[name, path, line, explain-argument,
-# node id], ...]]`), sorted bytewise. A lookup is a binary search with a few
-# pread(2) calls; graph.json itself is never read on the hot path.
+# node id], ...]]`), sorted bytewise, none longer than INDEX_MAX_LINE. A lookup
+# is a binary search with a few pread(2) calls; graph.json itself is never read
+# on the hot path.
 #
 # The telemetry directory is inside the project by default, so a clone can ship
 # an index. Two rules make a shipped one harmless (docs/threat_model.md): the
@@ -1853,57 +1855,62 @@ def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
             pass
 
 
+_INDEX_BLOCK: "Final" = 4096
+
+
+def _lines_after(fd: int, offset: int, end: int) -> "Iterator[tuple[int, bytes]]":
+    """(start, text) of each whole line that starts after `offset`, in order, up
+    to `end`. Read forward in blocks, each byte once (a 40 MiB line grown by
+    `data += more` once took longer than the call's timeout); a line longer
+    than INDEX_MAX_LINE is no line the builder writes: ValueError, never a
+    reason to read on."""
+    pos, start, block = offset, -1, 2 * _INDEX_BLOCK
+    tail: list[bytes] = []  # the pieces of a line that runs past a block
+    while pos < end:
+        data = posix.pread(fd, min(block, end - pos), pos)
+        if not data:
+            return
+        at = 0
+        if start < 0:  # still looking for the end of the line `offset` is in
+            cut = data.find(b"\n")
+            if cut >= 0:
+                start, at = pos + cut + 1, cut + 1
+        while start >= 0:
+            stop = data.find(b"\n", at)
+            if stop < 0:
+                tail.append(data[at:])
+                break
+            tail.append(data[at:stop])
+            yield start, b"".join(tail)
+            tail, start, at = [], pos + stop + 1, stop + 1
+        pos += len(data)
+        if pos - (offset if start < 0 else start) > INDEX_MAX_LINE:
+            raise ValueError("an index line longer than INDEX_MAX_LINE")
+        block = 1 << 16
+
+
 def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
     """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
-    byte offsets, one pread(2) per step, then one read of the last window."""
+    byte offsets, one pread(2) per step, then one read forward from the last
+    line start below it."""
     fd, lo, hi = index.fd, index.start, index.end
     while hi - lo > _INDEX_BLOCK:
         mid = (lo + hi) // 2
-        line_start, line = _line_after(fd, mid, index.end)
+        line_start, line = next(_lines_after(fd, mid, index.end), (index.end, None))
         if line is None or line_start >= hi:
             hi = mid  # no line starts in [mid, hi): the one sought starts before
         elif line < prefix:
             lo = line_start + len(line) + 1
         else:
             hi = line_start
-    # `lo` is a line start, every line before it sorts before `prefix`, and the
-    # line sought, if any, is near (a line may run past `hi`: read on as needed)
-    data = posix.pread(fd, max(hi - lo, 0) + _INDEX_BLOCK, lo)
-    at = 0
-    while lo + at < index.end:
-        cut = data.find(b"\n", at)
-        if cut < 0:
-            more = posix.pread(fd, 1 << 16, lo + len(data))
-            if not more:
-                return None
-            data += more
-            continue
-        line = data[at:cut]
+    # `lo` is a line start (so byte lo - 1 ends the line before it), every line
+    # before it sorts before `prefix`, and the line sought, if any, is near
+    for _, line in _lines_after(fd, lo - 1, index.end):
         if line.startswith(prefix):
             return line
         if line > prefix:
             return None
-        at = cut + 1
     return None
-
-
-_INDEX_BLOCK: "Final" = 4096
-
-
-def _line_after(fd: int, offset: int, end: int) -> "tuple[int, Optional[bytes]]":
-    """(start, text) of the first whole line that starts after `offset`."""
-    data = posix.pread(fd, 2 * _INDEX_BLOCK, offset)
-    cut = data.find(b"\n")
-    while True:
-        stop = data.find(b"\n", cut + 1) if cut >= 0 else -1
-        if stop >= 0:
-            return offset + cut + 1, data[cut + 1 : stop]
-        more = posix.pread(fd, 1 << 16, offset + len(data))
-        if not more:
-            return end, None
-        data += more
-        if cut < 0:
-            cut = data.find(b"\n")
 
 
 def _index_site(row: object) -> "Optional[tuple[str, str, int, str, str]]":

@@ -36,6 +36,7 @@ from graphify_nudge import (
     INDEX_DIR,
     INDEX_MAGIC,
     INDEX_MAX_FIELD,
+    INDEX_MAX_LINE,
     TRIGGER_EXTENSIONS,
     Store,
     _absolute,
@@ -222,7 +223,8 @@ def _load_nodes(graph_path: str) -> "list[dict[str, Any]]":
 def _index_lines(nodes: "list[dict[str, Any]]") -> "list[bytes]":
     """The sorted body lines of the index for these graph nodes. Every row is
     checked with the hook's own `_index_site` (and every file line's text with
-    `_plain`), the very checks the hook makes on read."""
+    `_plain`), the very checks the hook makes on read; a name's sites are cut
+    where its line would pass INDEX_MAX_LINE (its total still counts them all)."""
     resolver = _Resolver(nodes)
     lines: list[bytes] = []
     for path in sorted(resolver.files):
@@ -238,9 +240,17 @@ def _index_lines(nodes: "list[dict[str, Any]]") -> "list[bytes]":
         by_name.setdefault(name.lower(), []).append((_site_rank(path, line), row))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
-        rows = [row for _, row in ranked[:INDEX_MAX_SITES]]
-        payload = _dumps([len(ranked), rows])
-        lines.append(f"s\t{key}\t{payload}".encode())
+        head = f"s\t{key}\t[{len(ranked)},["
+        rows: list[str] = []
+        size = len(head) + 2
+        for _, row in ranked[:INDEX_MAX_SITES]:
+            text = _dumps(row)  # ASCII: its length is its size
+            if size + len(text) + 1 > INDEX_MAX_LINE:
+                break
+            rows.append(text)
+            size += len(text) + 1
+        if rows:
+            lines.append(f"{head}{','.join(rows)}]]".encode())
     lines.sort()
     return lines
 

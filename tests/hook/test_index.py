@@ -397,7 +397,9 @@ _KEYS = st.text(alphabet="abc_$xyz", min_size=1, max_size=12)
 
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(
-    entries=st.dictionaries(_KEYS, st.integers(0, 70_000), max_size=300),
+    entries=st.dictionaries(
+        _KEYS, st.integers(0, graphify_nudge.INDEX_MAX_LINE - 16), max_size=300
+    ),
     probes=st.lists(_KEYS, max_size=30),
 )
 def test_the_binary_search_finds_exactly_what_is_there(

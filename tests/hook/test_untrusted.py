@@ -240,3 +240,67 @@ def test_a_planted_attempt_with_a_future_mtime_blocks_no_build(tmp_path: Path) -
     os.utime(attempt, (4_000_000_000, 4_000_000_000))  # 2096: "recent" forever
     hook.call("Grep", {"pattern": "apply_overlay"})
     assert hook.calls()[-1]["index"] == "building"
+
+
+# -- 5. linear, bounded reads ------------------------------------------------------------
+
+
+class _CountingPosix:
+    """graphify_nudge's `posix`, counting the bytes pread(2) returns."""
+
+    def __init__(self) -> None:
+        self.read = 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(os, name) if name != "pread" else self.pread
+
+    def pread(self, fd: int, size: int, offset: int) -> bytes:
+        data = os.pread(fd, size, offset)
+        self.read += len(data)
+        return data
+
+
+@pytest.mark.parametrize("where", ["first", "middle", "last"])
+def test_a_huge_index_line_is_read_in_bounded_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
+    """Issue 20 class 5: one 40 MiB label made an index line the lookup grew in
+    64 KiB steps (`data += more`): every Grep ran past the 10 s timeout. A line
+    longer than any the builder writes is damage, found within a bounded read."""
+    header = b"graphify-nudge-index 1\tk\t3\n"
+    huge = b"s\thuge\t" + b"a" * (40 << 20)
+    lines = [b"s\tapply_overlay\t[1,[]]", b"s\tzz\t[1,[]]"]
+    lines.insert({"first": 0, "middle": 1, "last": 2}[where], huge)
+    path = tmp_path / "i.idx"
+    path.write_bytes(header + b"".join(line + b"\n" for line in lines))
+    counting = _CountingPosix()
+    monkeypatch.setattr(graphify_nudge, "posix", counting)
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        index = graphify_nudge._Index("current", fd, len(header), path.stat().st_size)
+        for probe in (b"s\tapply_overlay\t", b"s\thuge\t", b"s\tzz\t", b"s\tmissing\t"):
+            counting.read = 0
+            try:
+                graphify_nudge._index_line(index, probe)
+            except ValueError:
+                pass  # damaged: the hook then records the index as unreadable
+            assert counting.read <= 1 << 20, probe  # 40 MiB before; the reader's bound is 256 KiB
+    finally:
+        os.close(fd)
+
+
+def test_the_builder_writes_no_line_longer_than_the_reader_reads(tmp_path: Path) -> None:
+    """A 40 MiB label (about 40 KB in git), and a name defined in 5,000 files
+    whose 64 stored sites would pass INDEX_MAX_LINE."""
+    nodes = [node("huge", "a" * (40 << 20) + "()", "src/huge.py")]
+    nodes += [node(f"n{i}", "common()", f"src/m{i}/" + "d" * 490 + ".py") for i in range(5000)]
+    hook = graph_repo(tmp_path, nodes)
+    del hook.env["MISHKAN_GRAPHIFY_INDEX"]
+    assert graphify_nudge_index.build_graph_index(hook.environ(), str(hook.repo)) == "built"
+    lines = index_path(hook).read_bytes().split(b"\n")
+    assert max(map(len, lines)) <= 1 << 16 == graphify_nudge.INDEX_MAX_LINE
+    common = next(line for line in lines if line.startswith(b"s\tcommon\t"))
+    total, rows = json.loads(common.split(b"\t")[2])
+    assert total == 5000 and 0 < len(rows) < graphify_nudge_index.INDEX_MAX_SITES  # cut to fit
+    assert hook.call("Grep", {"pattern": "common"}) == ""  # no 500-character site fits 400 bytes
+    assert (hook.calls()[-1]["sites"], hook.calls()[-1]["reason"]) == (5000, "too_long")
