@@ -41,7 +41,7 @@ _STARTED_CPU = time.process_time()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
     from typing import Any, Final, NoReturn, Optional, Union
 
     Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
@@ -115,7 +115,10 @@ MAX_FIELD_CHARS: "Final" = 256  # telemetry strings are cut to this (`target`: t
 STATE_DIR: "Final" = ".state"
 INDEX_DIR: "Final" = ".index"
 INDEX_MAGIC: "Final" = "graphify-nudge-index 2"
-INDEX_RETRY_SECONDS: "Final" = 600  # one build attempt per graph version per 10 minutes
+INDEX_RETRY_SECONDS: "Final" = 600  # a build that left no word is retried after 10 minutes
+INDEX_FAILED_RETRY_SECONDS: "Final" = 86_400  # one that failed, after a day
+INDEX_MAX_LINE: "Final" = 1 << 16  # no index line is longer: the builder drops sites to fit
+INDEX_MAX_FIELD: "Final" = 512  # characters of an indexed name, path, argument, node id or scope
 INDEX_BUILDER: "Final" = "graphify_nudge_index"  # the module beside this file that builds it
 
 # Words in command position that run the *next* word as the real command.
@@ -863,7 +866,10 @@ class Store:
 
     # -- HEAD commit times, computed lazily and cached per sha, project-wide --
 
-    def commit_time(self, sha: str, root: str) -> "Optional[float]":
+    def commit_time(self, sha: str, root: str, graph_key: str) -> "Optional[float]":
+        """HEAD's committer time, cached per sha for one graph: the cache names
+        the key of the graph it was made for (`_graph_key`, which a clone
+        cannot reproduce), so a cache shipped in a clone is never read."""
         # A dot name: no session's escaped name can start with ".", so no
         # session id can name this file.
         directory = self.directory(STATE_DIR)
@@ -871,14 +877,16 @@ class Store:
         cache = _parse_state(
             None if directory is None else _read_file(name, 1 << 16, directory, follow=False)
         )
-        cached = cache.get(sha)
+        times = cache.get("times") if cache.get("graph") == graph_key else None
+        times = times if isinstance(times, dict) else {}
+        cached = times.get(sha)
         if isinstance(cached, (int, float)) and not isinstance(cached, bool):
             return float(cached)
         value = _commit_time(root, sha)
         if value is not None and directory is not None:
-            cache[sha] = value
-            data = _dumps(dict(list(cache.items())[-32:])).encode("ascii")
-            _write_small(name, data, directory)
+            times[sha] = value
+            data = {"graph": graph_key, "times": dict(list(times.items())[-32:])}
+            _write_small(name, _dumps(data).encode("ascii"), directory)
         return value
 
 
@@ -1463,8 +1471,7 @@ class Graph:
     """Where the graph is and how it relates to HEAD."""
 
     __slots__ = (
-        "built_at", "display", "flag", "head", "mtime", "mtime_ns", "path", "size", "stale_by",
-        "state",
+        "built_at", "display", "flag", "head", "mtime", "path", "stale_by", "stat", "state",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -1472,8 +1479,7 @@ class Graph:
         self.display = ".graphify/graph.json"  # how to name it in the advisory
         self.flag = True  # the advisory needs `--graph` (not graphify's default)
         self.mtime: Optional[float] = None
-        self.mtime_ns = 0
-        self.size = 0
+        self.stat: Optional[posix.stat_result] = None  # of graph.json: what its index is keyed to
         self.built_at: Optional[str] = None  # full sha from graph.json
         self.head: Optional[str] = None
         self.state = "absent"
@@ -1517,8 +1523,7 @@ def find_graph(environ: "Environ", root: str) -> Graph:
         if st is None or st.st_mode & _S_IFMT != _S_IFREG:
             continue
         if graph.mtime is None or st.st_mtime > graph.mtime:
-            graph.path, graph.mtime = candidate, st.st_mtime
-            graph.mtime_ns, graph.size = st.st_mtime_ns, st.st_size
+            graph.path, graph.mtime, graph.stat = candidate, st.st_mtime, st
     shown = graph.path or candidates[0]
     graph.display = _relative_to(shown, root) or shown
     graph.flag = shown != _graphify_default(settings, root)
@@ -1696,7 +1701,8 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
             if not graph.head.startswith(graph.built_at):
                 graph.state, graph.stale_by = "stale", "commit"
         else:
-            committed = store.commit_time(graph.head, root)
+            key = _graph_key(None, graph.stat) if graph.stat is not None else ""
+            committed = store.commit_time(graph.head, root, key)
             if committed is not None and graph.mtime < committed:
                 graph.state, graph.stale_by = "stale", "commit_time"
     if graph.state == "fresh" and read_file is not None:
@@ -1712,12 +1718,18 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
 # `graphify-nudge-index 2 <TAB> <graph key> <TAB> <nodes>`; then one line per
 # file the graph can say something about (`f <TAB> path <TAB>
 # explain-argument`) and one per symbol name, case as written (`s <TAB> name
-# <TAB> [total, [[name, path, line, explain-argument, node id, scope], ...]]`), sorted
-# bytewise. The builder decides what a definition is, per language (its
-# section 3): `scope` is the definition's directories, module and enclosing
-# symbols, space-separated (`src click core Context` for Context.invoke). A
-# lookup is a binary search with a few pread(2) calls; graph.json itself is
-# never read on the hot path.
+# <TAB> [total, [[name, path, line, explain-argument, node id, scope], ...]]`),
+# sorted bytewise, none longer than INDEX_MAX_LINE. The builder decides what a
+# definition is, per language (its section 3): `scope` is the definition's
+# directories, module and enclosing symbols, space-separated (`src click core
+# Context` for Context.invoke). A lookup is a binary search with a few pread(2)
+# calls; graph.json itself is never read on the hot path.
+#
+# The telemetry directory is inside the project by default, so a clone can ship
+# an index. Two rules make a shipped one harmless (docs/threat_model.md): the
+# key names facts about graph.json no clone can choose (its inode and ctime
+# here), and every record read is checked with the function the builder
+# checked it with before writing it (`_index_site`, `_plain`).
 
 
 class Hit:
@@ -1746,10 +1758,15 @@ class _Index:
         self.end = end
 
 
-def _graph_key(built_at: "Optional[str]", size: int, mtime_ns: int) -> str:
-    """What an index is keyed to: `built_at_commit` and size (a rebuild at the same
-    commit changes the size), or size and mtime for a graph without that key."""
-    return f"{built_at}:{size}" if built_at else f"-:{size}:{mtime_ns}"
+def _graph_key(built_at: "Optional[str]", st: "posix.stat_result") -> str:
+    """What an index (and the commit-time cache) is keyed to: graph.json's
+    `built_at_commit`, size and mtime, and its device, inode and ctime. A clone,
+    a checkout or a tarball sets any content, size and mtime it likes, but not
+    the inode and ctime the file gets on this machine: a planted index never
+    matches, and is rebuilt like an outdated one."""
+    return (
+        f"{built_at or '-'}:{st.st_size}:{st.st_mtime_ns}:{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}"
+    )
 
 
 def _index_name(graph_path: str) -> str:
@@ -1760,7 +1777,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
     """The current index of `graph`, or why there is none. A missing or outdated
     index starts a background build (at most one attempt per graph version per
     INDEX_RETRY_SECONDS); this call goes on without it."""
-    if graph.path is None:
+    if graph.path is None or graph.stat is None:
         return _Index("missing")
     if not store.settings.index:
         return _Index("off")
@@ -1768,7 +1785,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
     if directory is None:
         return _Index("unreadable")
     name = _index_name(graph.path)
-    key = _graph_key(graph.built_at, graph.size, graph.mtime_ns)
+    key = _graph_key(graph.built_at, graph.stat)
     try:
         fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
     except FileNotFoundError:
@@ -1814,9 +1831,15 @@ def _start_build(directory: int, graph_path: str, name: str, key: str, state: st
             age = time.time() - posix.stat(f"{name}.attempt", dir_fd=directory,
                                            follow_symlinks=False).st_mtime  # fmt: skip
         except OSError:
-            age = INDEX_RETRY_SECONDS
-        if attempt_key == key and age < INDEX_RETRY_SECONDS:
-            return "failed" if outcome.startswith("failed") else "building"
+            age = -1.0
+        failed = outcome.startswith("failed")
+        # A build that failed said why (a graph it cannot parse, one over its
+        # limits): the same graph version is not tried again for a day. One that
+        # left no word (killed, a crash) is retried after ten minutes. An mtime
+        # in the future (a planted file, a clock set back) is no recent attempt.
+        retry = INDEX_FAILED_RETRY_SECONDS if failed else INDEX_RETRY_SECONDS
+        if attempt_key == key and 0 <= age < retry:
+            return "failed" if failed else "building"
     hooks_dir = _builder_dir()
     if hooks_dir is None:
         return "no_builder"  # one stat(2) a call, and the builder is used once it is there
@@ -1872,79 +1895,113 @@ def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
             pass
 
 
+_INDEX_BLOCK: "Final" = 4096
+
+
+def _lines_after(fd: int, offset: int, end: int) -> "Iterator[tuple[int, bytes]]":
+    """(start, text) of each whole line that starts after `offset`, in order, up
+    to `end`. Read forward in blocks, each byte once (a 40 MiB line grown by
+    `data += more` once took longer than the call's timeout); a line longer
+    than INDEX_MAX_LINE is no line the builder writes: ValueError, never a
+    reason to read on."""
+    pos, start, block = offset, -1, 2 * _INDEX_BLOCK
+    tail: list[bytes] = []  # the pieces of a line that runs past a block
+    while pos < end:
+        data = posix.pread(fd, min(block, end - pos), pos)
+        if not data:
+            return
+        at = 0
+        if start < 0:  # still looking for the end of the line `offset` is in
+            cut = data.find(b"\n")
+            if cut >= 0:
+                start, at = pos + cut + 1, cut + 1
+        while start >= 0:
+            stop = data.find(b"\n", at)
+            if stop < 0:
+                tail.append(data[at:])
+                break
+            tail.append(data[at:stop])
+            yield start, b"".join(tail)
+            tail, start, at = [], pos + stop + 1, stop + 1
+        pos += len(data)
+        if pos - (offset if start < 0 else start) > INDEX_MAX_LINE:
+            raise ValueError("an index line longer than INDEX_MAX_LINE")
+        block = 1 << 16
+
+
 def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
     """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
-    byte offsets, one pread(2) per step, then one read of the last window."""
+    byte offsets, one pread(2) per step, then one read forward from the last
+    line start below it."""
     fd, lo, hi = index.fd, index.start, index.end
     while hi - lo > _INDEX_BLOCK:
         mid = (lo + hi) // 2
-        line_start, line = _line_after(fd, mid, index.end)
+        line_start, line = next(_lines_after(fd, mid, index.end), (index.end, None))
         if line is None or line_start >= hi:
             hi = mid  # no line starts in [mid, hi): the one sought starts before
         elif line < prefix:
             lo = line_start + len(line) + 1
         else:
             hi = line_start
-    # `lo` is a line start, every line before it sorts before `prefix`, and the
-    # line sought, if any, is near (a line may run past `hi`: read on as needed)
-    data = posix.pread(fd, max(hi - lo, 0) + _INDEX_BLOCK, lo)
-    at = 0
-    while lo + at < index.end:
-        cut = data.find(b"\n", at)
-        if cut < 0:
-            more = posix.pread(fd, 1 << 16, lo + len(data))
-            if not more:
-                return None
-            data += more
-            continue
-        line = data[at:cut]
+    # `lo` is a line start (so byte lo - 1 ends the line before it), every line
+    # before it sorts before `prefix`, and the line sought, if any, is near
+    for _, line in _lines_after(fd, lo - 1, index.end):
         if line.startswith(prefix):
             return line
         if line > prefix:
             return None
-        at = cut + 1
     return None
 
 
-_INDEX_BLOCK: "Final" = 4096
-
-
-def _line_after(fd: int, offset: int, end: int) -> "tuple[int, Optional[bytes]]":
-    """(start, text) of the first whole line that starts after `offset`."""
-    data = posix.pread(fd, 2 * _INDEX_BLOCK, offset)
-    cut = data.find(b"\n")
-    while True:
-        stop = data.find(b"\n", cut + 1) if cut >= 0 else -1
-        if stop >= 0:
-            return offset + cut + 1, data[cut + 1 : stop]
-        more = posix.pread(fd, 1 << 16, offset + len(data))
-        if not more:
-            return end, None
-        data += more
-        if cut < 0:
-            cut = data.find(b"\n")
+def _index_site(row: object) -> "Optional[tuple[str, str, int, str, str]]":
+    """A stored definition (name, path, line, explain argument, scope) when it
+    is one the builder may write, else None. The builder checks every row
+    (name, path, line, argument, node id, scope) with this before writing it,
+    and the hook every row it reads: an index it did not write never puts other
+    text into an advisory. The scope is only ever compared, never shown."""
+    if not isinstance(row, (list, tuple)) or len(row) != 6:
+        return None
+    name, path, line, arg, nid, scope = row
+    if (
+        isinstance(name, str) and len(name) <= INDEX_MAX_FIELD and _is_name(name)
+        and _plain(path) and _plain(arg) and type(line) is int and 0 <= line < 1 << 31
+        and isinstance(nid, str) and len(nid) <= INDEX_MAX_FIELD
+        and isinstance(scope, str) and len(scope) <= INDEX_MAX_FIELD
+    ):  # fmt: skip
+        return name, path, line, arg, scope
+    return None
 
 
 def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
-    """What the graph holds for this trigger: a Hit, or None when it holds nothing."""
+    """What the graph holds for this trigger: a Hit, or None when it holds
+    nothing. ValueError for a record the builder would not have written: the
+    index is then unreadable, and the call advises as without one."""
     if call.kind == "read":
-        line = _index_line(index, b"f\t" + (call.target or "").encode("utf-8", "surrogateescape")
-                           + b"\t")  # fmt: skip
+        target = call.target or ""
+        line = _index_line(index, b"f\t" + target.encode("utf-8", "surrogateescape") + b"\t")
         if line is None:
             return None
-        return Hit("file", line.split(b"\t", 2)[2].decode("utf-8", "replace") or call.target or "")
+        arg = line.split(b"\t", 2)[2].decode("utf-8")
+        if arg and not _plain(arg):
+            raise ValueError("not an explain argument the builder writes")
+        return Hit("file", arg or target)
     symbol = call.symbol or ""
     # Case as written: a search for `Widget` is not one for `widget` (grep,
     # rg and the Grep tool are case-sensitive unless told otherwise).
     line = _index_line(index, b"s\t" + symbol.encode("utf-8", "surrogateescape") + b"\t")
     if line is None:
         return None
-    try:
-        payload: Any = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
-        total = int(payload[0])
-        sites = [(str(r[0]), str(r[1]), int(r[2]), str(r[3]), str(r[5])) for r in payload[1]]
-    except (ValueError, TypeError, IndexError, KeyError, RecursionError):
-        return None
+    payload = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
+    rows = payload[1] if isinstance(payload, list) and len(payload) == 2 else None
+    total = payload[0] if isinstance(payload, list) and payload else None
+    if not isinstance(rows, list) or not rows or type(total) is not int or total < len(rows):
+        raise ValueError("not an index record")
+    sites = []
+    for row in rows:
+        site = _index_site(row)
+        if site is None:
+            raise ValueError("not a definition the builder writes")
+        sites.append(site)
     if call.qualifier:
         # `click.echo`, `Context.invoke`, `Hashie::Mash`, `cobra.Command`: keep
         # the definitions whose scope has the qualifier's parts, in order;
@@ -2087,6 +2144,78 @@ def _response_text(response: object) -> str:
 
 # ---------------------------------------------------------------------------
 # 8. Output
+#
+# Repository text is data. Every path, name and label an advisory carries comes
+# from the repository (a file's name, graph.json, the index built from it) and
+# enters the text only through `_quote`; a suggested command carries only
+# `_plain` text, in shell quotes (docs/threat_model.md).
+
+#: characters `_quote` writes as escapes, besides every one str.isprintable()
+#: refuses and every non-ASCII one that is not a letter or a digit
+_ESCAPED: "Final" = frozenset('`"\\<>')
+QUOTE_CHARS: "Final" = 120  # the longest repository text an advisory quotes whole
+
+
+def _readable(text: str) -> bool:
+    """Whether `_quote` writes `text` as itself: printable, no character it escapes."""
+    if not (text.isprintable() and _ESCAPED.isdisjoint(text)):
+        return False
+    return text.isascii() or all(c.isascii() or c.isalnum() for c in text)
+
+
+def _plain(text: object) -> bool:
+    """Whether repository text can stand in a suggested command as is: readable
+    (no control character, newline, escape sequence, bidi control, tag
+    character, `<`, `>`, backtick, double quote or backslash), at most
+    INDEX_MAX_FIELD characters, and no leading `-` (an option to graphify).
+    `shell_quote` does the rest: pasted, the command runs graphify alone, with
+    the very argument that resolves. The builder stores only such paths and
+    arguments, the hook checks them again on read, and no other text is ever
+    written into a command."""
+    return (
+        isinstance(text, str)
+        and 0 < len(text) <= INDEX_MAX_FIELD
+        and not text.startswith("-")
+        and _readable(text)
+    )
+
+
+def _quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """The one way repository text enters an advisory: bounded, neutralised and
+    visibly quoted, on every path (with an index, without one, and whatever the
+    builder wrote).
+
+    It stands in double quotes, and a plain path reads as itself
+    (`"src/app.py:12"`). Every character str.isprintable() refuses (controls,
+    newlines, ESC, bidi and other format controls, tag characters, separators),
+    every non-ASCII one that is not a letter or digit (a fullwidth `<` is not
+    `<`, but reads like it), and `"`, backslash, backtick, `<` and `>`, is
+    written as JSON escapes it (`<` as `\\u003c`): no tag, code span, escape
+    sequence or line break survives, and the quotes cannot be closed from
+    inside. Text longer than `limit` characters keeps its head and tail around
+    an ellipsis.
+    """
+    if len(text) > limit:
+        keep = (limit - 1) // 2
+        return '"' + _escaped(text[:keep]) + "\u2026" + _escaped(text[-keep:]) + '"'
+    return '"' + _escaped(text) + '"'
+
+
+def _escaped(text: str) -> str:
+    if _readable(text):
+        return text
+    out = []
+    for char in text:
+        if char.isprintable() and char not in _ESCAPED and (char.isascii() or char.isalnum()):
+            out.append(char)
+            continue
+        code = ord(char)
+        if code > 0xFFFF:  # as JSON writes it: a surrogate pair
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out)
 
 
 def shell_quote(text: str) -> str:
@@ -2094,19 +2223,28 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def _command(arg: str, graph: Graph) -> str:
+def _command(arg: str, graph: Graph) -> "Optional[str]":
+    """`graphify explain ARG` (with `--graph PATH` when needed), or None when
+    ARG or PATH is not `_plain`: no command is better than a mangled one."""
+    if not _plain(arg) or (graph.flag and not _plain(graph.display)):
+        return None
     command = "graphify explain " + shell_quote(arg)
     if graph.flag:
         command += " --graph " + shell_quote(graph.display)
     return command
 
 
-def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> str:
+def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
     if hit is not None and hit.kind == "file":
         return _command(hit.arg, graph)
     if hit is not None and hit.sites:
         return _command(hit.sites[0][3], graph)
     return _command(target, graph)
+
+
+def _target(call: Call) -> str:
+    """What an advisory is about: the file read, or the name searched."""
+    return (call.target if call.kind == "read" else call.symbol or call.target) or ""
 
 
 def _short(sha: "Optional[str]") -> str:
@@ -2122,30 +2260,34 @@ def _first_fit(*texts: str) -> "Optional[str]":
 
 
 def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
-    """The one factual paragraph the model reads; None if it cannot fit in 400 bytes.
+    """The one factual paragraph the model reads; None if it cannot fit in 400
+    bytes, or its command cannot be written (`_plain`).
 
     The advisory shape (docs/hook.md): it starts with the marker, every command it suggests is
     in single backticks and starts with `graphify ` (the first one is the
-    suggestion), and definition sites are written `path:line`.
+    suggestion), definition sites are written `"path:line"`, and every path or
+    name from the repository is in double quotes (`_quote`).
     """
-    target = (call.target if call.kind == "read" else call.symbol or call.target) or ""
-    subject = target
+    target = _target(call)
+    subject = _quote(target)
     if call.qualifier and call.symbol:
         # as the search wrote it: `Version::parse`, `Mash#key?`, `Context.invoke`
         written = call.target or ""
         sep = "::" if "::" in written else "#" if "#" in written else "."
-        subject = f"{call.qualifier.replace('.', sep)}{sep}{call.symbol}"
+        subject = _quote(f"{call.qualifier.replace('.', sep)}{sep}{call.symbol}")
     action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
     opt_out = ""
     if call.via == "Bash":
         opt_out = f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
     if graph.state == "absent":
         return _first_fit(
-            f"{MARKER} Graphify has not scanned this project yet (no {graph.display}), so "
-            "reading the source directly is correct for now. Building the graph is a stateful "
-            "op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
+            f"{MARKER} Graphify has not scanned this project yet (no {_quote(graph.display)}), "
+            "so reading the source directly is correct for now. Building the graph is a "
+            "stateful op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
         )
     suggestion = _suggestion(target, graph, hit)
+    if suggestion is None:
+        return None
     if graph.stale_by == "file_newer":
         return _first_fit(
             f"{MARKER} {subject} changed after the code graph was built, so the graph may be "
@@ -2185,11 +2327,11 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
 def _symbol_advisory(
     name: str, head: str, graph: Graph, hit: Hit, *, action: str, opt_out: str
 ) -> "Optional[str]":
-    """A name the graph defines: its site(s) as `path:line`, and the command
+    """A name the graph defines: its site(s) as `"path:line"`, and the command
     that opens one in one call. Several sites are all listed (as many as fit)
     and none is presented as *the* answer."""
-    sites = [f"{path}:{line}" for _, path, line, _ in hit.sites]
-    commands = [f"`{_command(arg, graph)}`" for _, _, _, arg in hit.sites]
+    sites = [_quote(f"{path}:{line}") for _, path, line, _ in hit.sites]
+    commands = [f"`{command}`" for _, _, _, arg in hit.sites if (command := _command(arg, graph))]
     if hit.total == 1:
         # One node in the graph, not necessarily one definition in the code:
         # graphify models functions, classes and methods, not properties,
@@ -2425,7 +2567,8 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
     if decision == "nudge":
         text = advisory(call, graph, hit)  # 8
         if text is None:
-            decision, reason = "silent", "too_long"
+            written = graph.state == "absent" or _suggestion(_target(call), graph, hit)
+            decision, reason = "silent", "too_long" if written else "unquotable"
         else:
             _count_nudge(agent, graph, target_key)
             store.mark_dirty()
@@ -2443,7 +2586,7 @@ def _look_up(store: Store, graph: Graph, call: Call) -> "tuple[_Index, Optional[
         return index, None
     try:
         return index, _index_hit(index, call)
-    except OSError:
+    except (OSError, ValueError, RecursionError):  # a damaged or foreign record
         index.state = "unreadable"
         return index, None
     finally:

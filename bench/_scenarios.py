@@ -232,13 +232,14 @@ def write_graph(
     built_at_commit: str | None,
     mtime: float,
     size_bytes: int = 0,
+    extra: list[dict[str, Any]] | None = None,
 ) -> int:
     """Write graph.json in graphify 0.9.96's compact shape; returns its size.
 
-    The real nodes of the fixture come first; with ``size_bytes`` it is padded
-    with synthetic nodes and links of the same shape up to at least that size.
-    ``built_at_commit`` is the last key, as graphify writes it; None omits it
-    (graphs built before graphify recorded it).
+    The real nodes of the fixture come first, then ``extra``; with
+    ``size_bytes`` it is padded with synthetic nodes and links of the same
+    shape up to at least that size. ``built_at_commit`` is the last key, as
+    graphify writes it; None omits it (graphs built before graphify recorded it).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     real = [
@@ -251,7 +252,7 @@ def write_graph(
         '{"directed":false,"multigraph":false,'
         '"graph":{"schema_version":1,"graphify_version":"0.9.96"},"nodes":['
     )
-    nodes = [dump(n) for n in real]
+    nodes = [dump(n) for n in real + (extra or [])]
     links = [dump(_link(0))]
     total = len(head) + sum(len(s) + 1 for s in nodes) + sum(len(s) + 1 for s in links) + 120
     i = 3
@@ -410,6 +411,12 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     if name == "biggo":
         size = write_go_graph(graph, head, FRESH_GRAPH_TIME, min(big_graph_bytes, GO_GRAPH_BYTES))
         return Fixture(name, root, head, graph, f"Go-shaped graph.json {size / 1048576:.1f} MiB")
+    if name in HOSTILE_GRAPHS:
+        scale = big_graph_bytes / BIG_GRAPH_BYTES
+        extra = hostile_nodes(name, scale)
+        size = write_graph(graph, head, FRESH_GRAPH_TIME, extra=extra)
+        note = f"{HOSTILE_GRAPHS[name]} ({size / 1048576:.1f} MiB)"
+        return Fixture(name, root, head, graph, note)
     if name == "packed":
         git(root, "pack-refs", "--all", "--prune")
         write_graph(graph, head, FRESH_GRAPH_TIME)
@@ -417,12 +424,33 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     raise ValueError(f"unknown fixture {name!r}")
 
 
+#: graphs a hostile repository can commit (issue 20): what each holds
+HOSTILE_GRAPHS = {
+    "huge_label": "one node labelled with a 40 MiB identifier (about 40 KB in git)",
+    "duplicates": "16,000 nodes sharing the label apply_overlay() in one file",
+}
+HUGE_LABEL_BYTES = 40 << 20
+DUPLICATES = 16_000
+
+
+def hostile_nodes(name: str, scale: float = 1.0) -> list[dict[str, Any]]:
+    """The nodes a hostile graph adds to the fixture's real ones. ``scale``
+    shrinks the huge label (the harness test builds every fixture small)."""
+    if name == "huge_label":
+        label = "a" * max(1024, int(HUGE_LABEL_BYTES * scale)) + "()"
+        return [_node(3, "src/huge.py") | {"id": "src_huge_a", "label": label}]
+    return [
+        _node(i, "src/app.py") | {"id": f"src_app_apply_overlay_{i}", "label": "apply_overlay()"}
+        for i in range(3, 3 + DUPLICATES)
+    ]
+
+
 #: fixtures whose index is deliberately not current (every other graph gets
 #: its index built by `build_index` before it is timed)
 INDEX_STATES = ("index_missing", "index_spawn", "index_outdated")
 FIXTURES = (
     "fresh", "stale", "absent", "nobuilt", "big", "biggo", "packed", "worktree", "session10k",
-    *INDEX_STATES,
+    *INDEX_STATES, *HOSTILE_GRAPHS,
 )  # fmt: skip
 
 # Run by the interpreter under test: builds the hook's graph index of one
@@ -455,7 +483,10 @@ if state == "index_outdated":
     fields[1] = b"0" * 40 + b":1"  # built for another graph
     open(name + ".idx", "wb").write(b"\t".join(fields) + b"\n" + rest)
 if state in ("index_missing", "index_outdated"):
-    key = g._graph_key(g.built_at_commit(graph.path), graph.size, graph.mtime_ns)
+    if getattr(graph, "stat", None) is not None:  # keyed to the graph's inode and ctime
+        key = g._graph_key(g.built_at_commit(graph.path), graph.stat)
+    else:  # a hook from before issue 20
+        key = g._graph_key(g.built_at_commit(graph.path), graph.size, graph.mtime_ns)
     open(name + ".attempt", "wb").write(key.encode() + b"\tspawned")
 """
 
@@ -667,6 +698,10 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
      {"index_spawn": True}, "Grep trigger, no index: every call spawns the detached builder"),
     ("index_outdated", BOTH, "index_outdated", PRE, "Grep", _grep_symbol,
      {}, "Grep trigger, index of another graph version (its rebuild already started)"),
+    ("hostile_label", BOTH, "huge_label", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger, index of a graph holding a 40 MiB label (issue 20)"),
+    ("hostile_duplicates", BOTH, "duplicates", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger for a name 16,000 nodes define in one file (issue 20): ambiguous"),
     ("packed_refs", BOTH, "packed", PRE, "Read", _read_app,
      {}, "Read trigger, HEAD's branch only in packed-refs"),
     ("worktree", BOTH, "worktree", PRE, "Read", _read_app,

@@ -178,7 +178,7 @@ def test_the_unique_symbol_advisory_names_its_site_and_its_command_resolves(
     session: ScenarioRun,
 ) -> None:
     advisory = _advisory_after(session, "grep")
-    assert f"holds one definition of {SYMBOL}: {SOURCE_REL}:23" in advisory
+    assert f'holds one definition of "{SYMBOL}": "{SOURCE_REL}:23"' in advisory
     call = session.telemetry_call("grep")
     assert (call["index"], call["sites"]) == ("current", 1)
     command = _commands(advisory)[0]

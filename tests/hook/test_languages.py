@@ -77,15 +77,15 @@ def test_rust_impl_blocks_in_other_files_are_not_definitions(poly: Hook) -> None
     """`impl Display for Version` (display.rs) and `impl FromStr for Version`
     (parse.rs) are graphify nodes labelled `Version`; the struct is defined once."""
     text = grep(poly, "Version")
-    assert "holds one definition of Version: rust/src/lib.rs:6" in text
+    assert 'holds one definition of "Version": "rust/src/lib.rs:6"' in text
     assert "display.rs" not in text and "parse.rs" not in text
     assert commands(text) == ["graphify explain 'rust/src/lib.rs::Version'" + FLAG]
 
 
 def test_rust_methods_and_variants_are_scoped_by_their_type(poly: Hook) -> None:
-    assert "of Version::parse: rust/src/lib.rs:21" in grep(poly, "Version::parse")
-    assert "of Version.fmt: rust/src/display.rs:5" in grep(poly, "Version.fmt")
-    assert "of Op::Exact: rust/src/lib.rs:12" in grep(poly, "Op::Exact")
+    assert 'of "Version::parse": "rust/src/lib.rs:21"' in grep(poly, "Version::parse")
+    assert 'of "Version.fmt": "rust/src/display.rs:5"' in grep(poly, "Version.fmt")
+    assert 'of "Op::Exact": "rust/src/lib.rs:12"' in grep(poly, "Op::Exact")
     assert silent(poly, "Op::parse")
 
 
@@ -95,7 +95,7 @@ def test_a_go_receiver_in_a_test_file_is_not_a_second_definition(poly: Hook) -> 
     text = grep(poly, "Widget")
     assert "widget/widget.go:4" in text
     assert "widget_test.go" not in text
-    assert "defines Widget in 3 places" in text  # Go, JavaScript and Ruby's Shop::Widget
+    assert 'defines "Widget" in 3 places' in text  # Go, JavaScript and Ruby's Shop::Widget
 
 
 def test_go_method_searches_name_the_receiver_type(poly: Hook) -> None:
@@ -105,52 +105,52 @@ def test_go_method_searches_name_the_receiver_type(poly: Hook) -> None:
         "git grep -n 'func (w *Widget) Render('",
     ):
         text = bash(poly, command)
-        assert "holds one definition of Widget.Render: widget/widget.go:9" in text, command
+        assert 'holds one definition of "Widget.Render": "widget/widget.go:9"' in text, command
     # the probe's Render is the other one; graphify's package scope is the directory
     assert "widget/widget.go:9" in grep(poly, "widget.Render")
-    assert "defines Render in 2 places" in grep(poly, "Render")
+    assert 'defines "Render" in 2 places' in grep(poly, "Render")
 
 
 def test_case_is_respected(poly: Hook) -> None:
     """The class `Widget` is not the Ruby method `widget` (nor the reverse)."""
     assert "shop/lib/shop/cart.rb:18" not in grep(poly, "Widget")
     text = grep(poly, "widget")
-    assert "holds one definition of widget: shop/lib/shop/cart.rb:18" in text
+    assert 'holds one definition of "widget": "shop/lib/shop/cart.rb:18"' in text
     assert silent(poly, "WIDGET")
 
 
 def test_ruby_qualified_names_and_identifier_shapes(poly: Hook) -> None:
-    assert "holds one definition of Cart: shop/lib/shop/cart.rb:2" not in grep(poly, "Cart")
-    assert "of Shop::Cart: shop/lib/shop/cart.rb:2" in grep(poly, "Shop::Cart")
-    assert "of Helpers: shop/lib/shop/helpers.rb:2" in grep(poly, "Helpers")
-    assert "of Shop::Helpers: shop/lib/shop/helpers.rb:2" in grep(poly, "Shop::Helpers")
-    assert "of save!: shop/lib/shop/cart.rb:13" in grep(poly, "save!")
+    assert 'holds one definition of "Cart": "shop/lib/shop/cart.rb:2"' not in grep(poly, "Cart")
+    assert 'of "Shop::Cart": "shop/lib/shop/cart.rb:2"' in grep(poly, "Shop::Cart")
+    assert 'of "Helpers": "shop/lib/shop/helpers.rb:2"' in grep(poly, "Helpers")
+    assert 'of "Shop::Helpers": "shop/lib/shop/helpers.rb:2"' in grep(poly, "Shop::Helpers")
+    assert 'of "save!": "shop/lib/shop/cart.rb:13"' in grep(poly, "save!")
     for pattern in ("empty?", "empty\\?", "def empty\\?"):
         text = grep(poly, pattern)
-        assert "defines empty? in 2 places" in text, pattern
-    assert "of Cart#empty?: shop/lib/shop/cart.rb:9" in grep(poly, "Cart#empty?")
-    assert "of Cart.empty?: shop/lib/shop/cart.rb:9" in bash(poly, "rg -F 'Cart.empty?'")
+        assert 'defines "empty?" in 2 places' in text, pattern
+    assert 'of "Cart#empty?": "shop/lib/shop/cart.rb:9"' in grep(poly, "Cart#empty?")
+    assert 'of "Cart.empty?": "shop/lib/shop/cart.rb:9"' in bash(poly, "rg -F 'Cart.empty?'")
     assert "cart.rb:9" in bash(poly, "grep -rn 'empty?' shop")
     # `attr_reader :items` is no node in graphify's graph: silence, not a guess
     assert silent(poly, "items")
 
 
 def test_php_shapes(poly: Hook) -> None:
-    assert "of __construct: php/Cart.php:9" in grep(poly, "__construct")
-    assert "of Cart::getItems: php/Cart.php:14" in grep(poly, "Cart::getItems")
-    assert "of Cart::empty: php/Cart.php:19" in grep(poly, "Cart::empty")
+    assert 'of "__construct": "php/Cart.php:9"' in grep(poly, "__construct")
+    assert 'of "Cart::getItems": "php/Cart.php:14"' in grep(poly, "Cart::getItems")
+    assert 'of "Cart::empty": "php/Cart.php:19"' in grep(poly, "Cart::empty")
     assert silent(poly, "\\$items")  # properties are no nodes
 
 
 def test_javascript_constructor_is_scoped_by_its_class(poly: Hook) -> None:
-    assert "of Widget.constructor: js/lib/widget.js:4" in grep(poly, "Widget.constructor")
+    assert 'of "Widget.constructor": "js/lib/widget.js:4"' in grep(poly, "Widget.constructor")
 
 
 def test_an_accessor_is_a_property_graphify_cannot_answer_for(poly: Hook) -> None:
     """`get title()` is a method node to graphify; interfaces and types that
     declare the property `title` are no nodes at all: silence, not one of them."""
     assert silent(poly, "title")
-    assert "of render: js/lib/widget.js:8" in grep(poly, "render")
+    assert 'of "render": "js/lib/widget.js:8"' in grep(poly, "render")
 
 
 def test_a_file_graphify_extracted_nothing_from_is_silent(poly: Hook) -> None:
