@@ -103,7 +103,6 @@ MAX_CAP: "Final" = 999_999  # a longer MISHKAN_GRAPHIFY_NUDGE_CAP means "no cap"
 MAX_STDIN: "Final" = 16 * 1024 * 1024
 STDIN_SECONDS: "Final" = 2.0  # stdin never closed: give up well before the 10 s timeout
 LOCK_SECONDS: "Final" = 0.5  # longest wait for another call's lock on the session state
-GIT_SECONDS: "Final" = 2.0  # longest wait for `git show` (packed commit objects only)
 GRAPH_TAIL_BYTES: "Final" = 512
 MAX_REMEMBERED: "Final" = 256  # symbols and files remembered per session
 MAX_AGENTS: "Final" = 32  # agents remembered per session (the least recent is dropped)
@@ -1620,73 +1619,114 @@ def _packed_ref(common: str, ref: str) -> "Optional[str]":
 
 
 def _commit_time(root: str, sha: str) -> "Optional[float]":
-    """Committer time of `sha`: from its loose object, else from `git show`."""
+    """Committer time of `sha`, read from the repository's own objects: a loose
+    object, or one a pack stores whole. No git is ever started: a repository's
+    config makes git run programs of its choosing (a `gpg.program` to verify a
+    signed commit under `log.showSignature`, a promisor remote's `ext::`
+    transport to fetch a missing object, ...). None when the commit is not
+    there to read (missing, in an alternate, a delta in a pack)."""
     dirs = _git_dirs(root)
-    if dirs is not None:
-        data = _read_file(f"{dirs[1]}/objects/{sha[:2]}/{sha[2:]}", 64 << 20)
-        if data:
-            try:
-                import zlib
-
-                header = zlib.decompressobj().decompress(data, 8192)
-                at = header.find(b"\ncommitter ")
-                if header.startswith(b"commit ") and at > 0:
-                    line = header[at + 1 : header.find(b"\n", at + 1)]
-                    return float(line.rsplit(b" ", 2)[-2])
-            except Exception:
-                pass
-    out = _spawn(["git", "--no-optional-locks", "-C", root, "show", "-s", "--format=%ct", sha])
-    try:
-        return float(out) if out else None
-    except ValueError:
+    if dirs is None or len(sha) not in (40, 64):
         return None
-
-
-def _spawn(argv: "list[str]", seconds: float = GIT_SECONDS) -> "Optional[str]":
-    """Run a command, return its stdout (rare path: a packed commit object).
-    A command still running after `seconds` is killed: git reading a FIFO
-    planted in .git must not hold the tool call."""
-    try:
-        read_fd, write_fd = posix.pipe()
-    except OSError:
+    objects = dirs[1] + "/objects"
+    loose = _read_at(f"{objects}/{sha[:2]}/{sha[2:]}", 1 << 16)
+    data = loose or _packed_object(objects, sha)
+    if not data:
         return None
     try:
-        pid = posix.posix_spawnp(
-            argv[0],
-            argv,
-            posix.environ,
-            file_actions=[
-                (posix.POSIX_SPAWN_DUP2, write_fd, 1),
-                (posix.POSIX_SPAWN_OPEN, 0, "/dev/null", posix.O_RDONLY, 0),
-                (posix.POSIX_SPAWN_OPEN, 2, "/dev/null", posix.O_WRONLY, 0),
-            ],
-        )
-    except OSError:
-        posix.close(read_fd)
-        posix.close(write_fd)
-        return None
-    posix.close(write_fd)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + seconds
+        import zlib
+
+        text = zlib.decompressobj().decompress(data, 8192)
+        at = text.find(b"\ncommitter ")
+        if at > 0 and (not loose or text.startswith(b"commit ")):
+            line = text[at + 1 : text.find(b"\n", at + 1)]
+            return float(line.rsplit(b" ", 2)[-2])
+    except Exception:
+        pass
+    return None
+
+
+def _read_at(path: str, size: int, offset: int = 0) -> "Optional[bytes]":
+    """`size` bytes at `offset` of a regular file (never blocking), or None."""
     try:
-        posix.set_blocking(read_fd, False)
-        while len(chunks) < 64:
-            try:
-                chunk = posix.read(read_fd, 4096)
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    posix.kill(pid, 9)
-                    chunks = []
-                    break
-                time.sleep(0.002)
-                continue
-            if not chunk:
-                break
-            chunks.append(chunk)
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        return posix.pread(fd, size, offset) if _is_regular(fd) else None
+    except (OSError, OverflowError):
+        return None
     finally:
-        posix.close(read_fd)
-        posix.waitpid(pid, 0)
-    return b"".join(chunks).decode("ascii", "replace").strip()
+        posix.close(fd)
+
+
+_PACK_IDX: "Final" = b"\377tOc\0\0\0\2"  # a version 2 pack index
+
+
+def _packed_object(objects: str, sha: str) -> "Optional[bytes]":
+    """The zlib stream of a commit a pack stores whole, found through the packs'
+    `.idx` files (version 2: a 256-entry fanout, the sorted ids, their CRCs and
+    offsets): a binary search of a few pread(2) calls per pack. None when no
+    pack holds it, or holds it as a delta."""
+    try:
+        names = sorted(n for n in posix.listdir(objects + "/pack") if n.endswith(".idx"))
+        want = bytes.fromhex(sha)
+    except (OSError, ValueError):
+        return None
+    for name in names[:64]:
+        offset = _pack_offset(f"{objects}/pack/{name}", want)
+        if offset is None:
+            continue
+        entry = _read_at(f"{objects}/pack/{name[:-4]}.pack", 1 << 16, offset)
+        if not entry or (entry[0] >> 4) & 7 != 1:
+            return None  # type 1 is a commit; 6 and 7 are deltas
+        at = 1
+        while at < len(entry) and entry[at - 1] & 0x80:  # the object size, 7 bits a byte
+            at += 1
+        return entry[at:]
+    return None
+
+
+def _pack_offset(path: str, want: bytes) -> "Optional[int]":
+    """Where `want` starts in the pack of the index at `path`, or None."""
+    try:
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        head = posix.pread(fd, 1032, 0) if _is_regular(fd) else b""
+        if len(head) < 1032 or not head.startswith(_PACK_IDX):
+            return None
+        first, width = want[0], len(want)
+        lo = int.from_bytes(head[4 + 4 * first : 8 + 4 * first], "big") if first else 0
+        hi = int.from_bytes(head[8 + 4 * first : 12 + 4 * first], "big")
+        total = int.from_bytes(head[1028:1032], "big")
+        while lo < hi <= total:
+            mid = (lo + hi) // 2
+            found = posix.pread(fd, width, 1032 + width * mid)
+            if len(found) != width:
+                return None
+            if found == want:
+                at = 1032 + (width + 4) * total + 4 * mid  # past the ids and their CRCs
+                offset = int.from_bytes(posix.pread(fd, 4, at), "big")
+                if offset & 0x80000000:  # in the table of 8-byte offsets after the 4-byte ones
+                    at = 1032 + (width + 8) * total + 8 * (offset & 0x7FFFFFFF)
+                    offset = int.from_bytes(posix.pread(fd, 8, at), "big")
+                return offset
+            lo, hi = (mid + 1, hi) if found < want else (lo, mid)
+        return None
+    except (OSError, OverflowError):
+        return None
+    finally:
+        posix.close(fd)
+
+
+def _head_moved(root: str) -> "Optional[float]":
+    """When HEAD last moved: the mtime of the HEAD reflog (a commit, checkout,
+    reset or merge appends to it). The rule for a graph without
+    `built_at_commit` when HEAD's commit time cannot be read."""
+    dirs = _git_dirs(root)
+    return None if dirs is None else _mtime(dirs[0] + "/logs/HEAD")
 
 
 def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]") -> None:
@@ -1703,8 +1743,13 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
         else:
             key = _graph_key(None, graph.stat) if graph.stat is not None else ""
             committed = store.commit_time(graph.head, root, key)
-            if committed is not None and graph.mtime < committed:
-                graph.state, graph.stale_by = "stale", "commit_time"
+            if committed is not None:
+                if graph.mtime < committed:
+                    graph.state, graph.stale_by = "stale", "commit_time"
+            else:
+                moved = _head_moved(root)
+                if moved is not None and graph.mtime < moved:
+                    graph.state, graph.stale_by = "stale", "head_moved"
     if graph.state == "fresh" and read_file is not None:
         changed = _mtime(_absolute(read_file, root))
         if changed is not None and changed > graph.mtime:
@@ -2435,7 +2480,7 @@ def _check_budget(turn: "_Turn", started: float, started_cpu: float) -> None:
     Wall-clock time measures the machine as much as the hook (on a loaded
     2-core box one call stretched past 200 ms silenced a whole session), so
     a slow wall-clock call is only recorded (`slow_call`). Every wait the hook
-    can do is bounded by construction (stdin, locks, `git show`, no blocking
+    can do is bounded by construction (stdin, locks, no process, no blocking
     opens), so CPU time is what the hook itself controls.
     """
     elapsed = time.perf_counter() - started

@@ -173,7 +173,7 @@ def test_commit_time_is_cached_per_head_sha(hook: Hook) -> None:
     assert sha in json.loads((cache_dir / ".commit-times.json").read_text())["times"]
 
 
-def test_commit_time_from_a_packed_object_falls_back_to_git(hook: Hook) -> None:
+def test_commit_time_is_read_from_a_packed_object(hook: Hook) -> None:
     write_graph(hook.repo, None, mtime=1.0)
     git(hook.repo, "gc", "-q")  # packs the commit object: no loose object left
     assert graphify_nudge._commit_time(str(hook.repo), head(hook.repo)) == float(

@@ -68,6 +68,148 @@ def assert_data_only(text: str) -> None:
     assert all(span.startswith("graphify ") for span in text.split("`")[1::2]), text
 
 
+# -- 1. git runs nothing the repository configures ---------------------------------------
+
+
+def _tarball_repo(base: Path, config: str) -> Hook:
+    """A project as a tarball with its `.git` carries it: `.git/config` is the
+    attacker's. The graph has no built_at_commit, so freshness needs HEAD's
+    commit time; every object is packed, as in any clone."""
+    hook = graph_repo(base, [node("n1", "apply_overlay()", "src/app.py")], built_at=False)
+    os.utime(hook.repo / ".graphify" / "graph.json", (1.0, 1.0))  # older than HEAD
+    git(hook.repo, "gc", "-q", "--prune=now")
+    with (hook.repo / ".git" / "config").open("a") as out:
+        out.write(config)
+    return hook
+
+
+def _evil_script(repo: Path, marker: Path) -> None:
+    script = repo / "evil.sh"
+    script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    script.chmod(0o755)
+
+
+def _signed_head(repo: Path) -> str:
+    """Replace HEAD by a commit carrying a (bogus) signature: `log.showSignature`
+    makes git verify it with `gpg.program`."""
+    tree, parent = git(repo, "rev-parse", "HEAD^{tree}"), git(repo, "rev-parse", "HEAD")
+    body = (f"tree {tree}\nparent {parent}\nauthor t <t@example.invalid> 1700000000 +0000\n"
+            "committer t <t@example.invalid> 1700000000 +0000\n"
+            "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n"
+            " -----END PGP SIGNATURE-----\n\nsigned\n")  # fmt: skip
+    sha = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-t", "commit", "-w", "--stdin"],
+        input=body,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    git(repo, "update-ref", "refs/heads/main", sha)
+    git(repo, "gc", "-q", "--prune=now")
+    return sha
+
+
+def test_a_signed_head_never_runs_the_repositorys_gpg_program(tmp_path: Path) -> None:
+    """Issue 20 class 1: `log.showSignature=true` and `gpg.program=<script in the
+    repo>` with a signed HEAD ran that script on an ordinary Grep (the hook ran
+    `git show -s --format=%ct` for a packed HEAD)."""
+    marker = tmp_path / "ran"
+    hook = _tarball_repo(tmp_path, "[log]\n\tshowSignature = true\n[gpg]\n\tprogram = ./evil.sh\n")
+    _evil_script(hook.repo, marker)
+    _signed_head(hook.repo)
+    assert not list((hook.repo / ".git" / "objects").glob("??/*"))  # nothing loose: all packed
+    result = hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}))
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert not marker.exists()
+    # ...and the commit time was still read, from the pack: the graph is older
+    assert (hook.calls()[-1]["graph"], hook.calls()[-1]["stale_by"]) == ("stale", "commit_time")
+
+
+def test_a_promisor_remote_is_never_asked_for_a_missing_head(tmp_path: Path) -> None:
+    """Issue 20 class 1: a partial clone whose promisor remote is `ext::sh -c ...`
+    and whose HEAD names a missing object: `git show` fetched it lazily, running
+    the command."""
+    marker = tmp_path / "ran"
+    config = ("[core]\n\trepositoryformatversion = 1\n[extensions]\n\tpartialClone = origin\n"
+              f'[remote "origin"]\n\turl = "ext::sh -c touch% {marker}"\n\tpromisor = true\n'
+              '[protocol "ext"]\n\tallow = always\n')  # fmt: skip
+    hook = _tarball_repo(tmp_path, config)
+    missing = "1234567890abcdef" * 2 + "12345678"
+    (hook.repo / ".git" / "refs" / "heads").mkdir(parents=True, exist_ok=True)
+    (hook.repo / ".git" / "refs" / "heads" / "main").write_text(missing + "\n")
+    result = hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}))
+    assert (result.returncode, result.stderr) == (0, b"")
+    assert not marker.exists()
+    # no commit time to read: the HEAD reflog, newer than the graph, says it is behind
+    assert (hook.calls()[-1]["graph"], hook.calls()[-1]["stale_by"]) == ("stale", "head_moved")
+
+
+def test_the_hook_never_starts_git(tmp_path: Path) -> None:
+    """Whatever `git` is on PATH, the hook never runs it: it reads refs and
+    objects (loose or packed) itself."""
+    marker = tmp_path / "ran"
+    hook = _tarball_repo(tmp_path, "")
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "git").write_text(f"#!/bin/sh\ntouch {marker}\nexec sleep 60\n")
+    (fake / "git").chmod(0o755)
+    hook.env["PATH"] = f"{fake}:{hook.env['PATH']}"
+    for data in (
+        hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}),
+        hook_input(hook.repo),
+    ):
+        result = hook.subprocess(data)
+        assert (result.returncode, result.stderr) == (0, b"")
+    assert not marker.exists()
+    assert hook.calls()[-1]["stale_by"] == "commit_time"
+
+
+def test_commit_times_are_read_from_packs_as_git_reads_them(tmp_path: Path) -> None:
+    """Loose, packed (several packs, the commit in the second), and a FIFO or a
+    torn file where a pack index should be: the time git gives, or None; never a
+    block, never a process."""
+    hook = _tarball_repo(tmp_path, "")
+    repo, head = hook.repo, git(hook.repo, "rev-parse", "HEAD")
+    expected = float(git(repo, "show", "-s", "--format=%ct", "HEAD"))
+    assert graphify_nudge._commit_time(str(repo), head) == expected
+    (repo / "more.py").write_text("y = 2\n")
+    git(repo, "add", "more.py")
+    git(repo, "commit", "-q", "-m", "more")
+    git(repo, "repack", "-q", "-d")  # a second pack, with the new objects only
+    new = git(repo, "rev-parse", "HEAD")
+    assert len(list((repo / ".git" / "objects" / "pack").glob("*.idx"))) == 2
+    assert graphify_nudge._commit_time(str(repo), new) == float(
+        git(repo, "show", "-s", "--format=%ct", "HEAD")
+    )
+    assert graphify_nudge._commit_time(str(repo), "0" * 40) is None
+    for idx in (repo / ".git" / "objects" / "pack").glob("*.idx"):
+        idx.unlink()
+        os.mkfifo(idx)
+    assert graphify_nudge._commit_time(str(repo), new) is None  # and it did not block
+    for idx in (repo / ".git" / "objects" / "pack").glob("*.idx"):
+        idx.unlink()
+        idx.write_bytes(b"\377tOc\0\0\0\2" + b"\xff" * 1024)  # a fanout promising 4G ids
+    assert graphify_nudge._commit_time(str(repo), new) is None
+
+
+def test_a_commit_stored_as_a_delta_falls_back_to_the_head_reflog(tmp_path: Path) -> None:
+    """A pack may store HEAD as a delta of a larger commit; the hook does not
+    resolve deltas, and says so: `stale_by` is `head_moved` (the HEAD reflog,
+    which every commit, checkout and reset appends to, is newer than the graph)."""
+    hook = _tarball_repo(tmp_path, "")
+    repo, words = hook.repo, "word " * 2000
+    git(repo, "commit", "-q", "--allow-empty", "-m", words + "tail " * 40)
+    git(repo, "commit", "-q", "--allow-empty", "-m", words)  # smaller: the delta
+    git(repo, "repack", "-q", "-a", "-d", "-f", "--window=50", "--depth=50")
+    head = git(repo, "rev-parse", "HEAD")
+    listing = git(repo, "verify-pack", "-v", *map(str, repo.glob(".git/objects/pack/*.idx")))
+    if not any(line.startswith(head) and len(line.split()) == 7 for line in listing.splitlines()):
+        pytest.skip("this git stored HEAD whole")
+    assert graphify_nudge._commit_time(str(repo), head) is None
+    hook.call("Grep", {"pattern": "apply_overlay"})
+    assert (hook.calls()[-1]["graph"], hook.calls()[-1]["stale_by"]) == ("stale", "head_moved")
+
+
 # -- 3. repository text is data ------------------------------------------------------
 
 
