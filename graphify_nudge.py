@@ -70,6 +70,7 @@ __all__ = [
     "graph_candidates",
     "guarded_run",
     "in_scope",
+    "load_code",
     "main",
     "resolve_head",
     "run",
@@ -1866,17 +1867,37 @@ def _builder_dir() -> "Optional[str]":
     return hooks_dir if st is not None and st.st_mode & _S_IFMT == _S_IFREG else None
 
 
-_BUILDER_CODE: "Final" = (
-    f"import sys;sys.path.insert(0,sys.argv[1]);import {INDEX_BUILDER};{INDEX_BUILDER}.main()"
-)
+def load_code(*modules: str) -> str:
+    """Python for `-c` that loads each module from `<sys.argv[1]>/<module>.py`
+    by that path, in order, and leaves the last one in `m`.
+
+    Never by name through sys.path: a file beside the hook that the import
+    system prefers (a `graphify_nudge/` package, a `graphify_nudge*.so`) or a
+    `json.py` the hook's own imports would find first is then never run; the
+    repository ships that directory. The loader is the import system's own,
+    already loaded at start-up, so this costs what `import` costs; its
+    bytecode comes from `sys.pycache_prefix` when the command sets one
+    (`mishkan install` does: docs/threat_model.md)."""
+    steps = [
+        f's=e.spec_from_file_location("{name}",sys.argv[1]+"/{name}.py");'
+        f'm=b.module_from_spec(s);sys.modules["{name}"]=m;s.loader.exec_module(m)'
+        for name in modules
+    ]
+    return "import sys,_frozen_importlib as b,_frozen_importlib_external as e;" + ";".join(steps)
+
+
+_BUILDER_CODE: "Final" = load_code("graphify_nudge", INDEX_BUILDER) + ";m.main()"
 
 
 def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
     """posix_spawn the builder's `main` in a new session, stdio on /dev/null,
     holding only the index directory's descriptor: the tool call never waits
-    for it. It imports this very file from `hooks_dir` for what they share;
-    -B: it reads the .pyc install made, but never writes one into the hooks dir."""
-    argv = [sys.executable, "-I", "-S", "-B", "-c", _BUILDER_CODE, hooks_dir, graph_path,
+    for it. It loads this very file and the builder from `hooks_dir` by path
+    (`load_code`), their bytecode from this process's pycache prefix; -B: it
+    never writes bytecode anywhere."""
+    prefix = getattr(sys, "pycache_prefix", None)
+    cache = ["-X", f"pycache_prefix={prefix}"] if prefix else []
+    argv = [sys.executable, "-I", "-S", "-B", *cache, "-c", _BUILDER_CODE, hooks_dir, graph_path,
             str(directory)]  # fmt: skip
     try:
         posix.set_inheritable(directory, True)

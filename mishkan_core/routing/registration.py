@@ -75,6 +75,7 @@ def check(harness: Harness, expected_agents: tuple[str, ...]) -> list[Violation]
     out += _chain_order(harness)
     out += _chain_files(harness, sites)
     out += _index_builder(harness, sites)
+    out += _foreign_bytecode(harness, sites)
     out += _graphify_hooks(harness, sites)
     return out
 
@@ -425,7 +426,19 @@ def _compiled_for(
         return
     # relative to the project, as the hook's shell runs it (absolute stays absolute)
     hooks = harness.project / hc.expand(command.hooks_dir, harness.project)
-    cache = hooks / "__pycache__"
+    if command.pycache_prefix is None:
+        yield site.violation(
+            "D-009",
+            "hook-bytecode",
+            "registered without -X pycache_prefix: the interpreter loads the hook's bytecode "
+            f"from {harness.label(hooks / '__pycache__')}, which a clone or a PR can ship "
+            "(an unchecked .pyc there runs instead of the reviewed source)",
+            f"{INSTALL} (its bytecode goes outside the project, the command loads it from there)",
+        )
+        cache = hooks / "__pycache__"
+    else:
+        prefix = Path(hc.expand(command.pycache_prefix, harness.project))
+        cache = prefix.joinpath(*Path(os.path.normpath(hooks)).parts[1:])
     try:
         tags = sorted(
             p.name.split(".")[1]
@@ -447,6 +460,86 @@ def _compiled_for(
             f"{compiled} in {harness.label(cache)}: the hook is compiled on every call",
             _install(f"--python {program}"),
         )
+
+
+# -- bytecode beside the hook -------------------------------------------------------
+
+
+def _foreign_bytecode(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    """What the import system would load instead of the hook's reviewed source,
+    found beside it: bytecode in its `__pycache__` (install writes the hook's
+    bytecode outside the project, never there), a `.pyc`, a `.so`, or a
+    package named like the hook or its builder. The registered command loads
+    the source by path with bytecode from its pycache prefix, so none of these
+    runs under it; any other way of running the hook (an older registration,
+    `import graphify_nudge` with that directory on sys.path) would run them."""
+    seen: set[Path] = set()
+    for site in _first_per_command(sites):
+        try:
+            command = hc.parse_command(site.handler.command or "")
+        except ValueError:
+            continue  # a hook-interpreter finding already
+        where = command.hooks_dir if command.form == "import" else None
+        if command.form == "script" and command.script:
+            where = os.path.dirname(command.script) or "."
+        if where is None:
+            continue
+        hooks = harness.project / hc.expand(where, harness.project)  # absolute stays absolute
+        if hooks in seen:
+            continue
+        seen.add(hooks)
+        for path, why in _shadows(hooks):
+            yield site.violation(
+                "D-009",
+                "hook-bytecode",
+                f"{harness.label(path)}: {why} beside the hook that install did not write: a "
+                "registration importing the hook by name from there runs it instead of the "
+                "reviewed source (the registered command loads the source by path)",
+                f"remove it, then {INSTALL}",
+            )
+
+
+def _shadows(hooks: Path) -> Iterator[tuple[Path, str]]:
+    modules = (hc.HOOK_MODULE, hc.BUILDER_MODULE)
+    for folder in (hooks, hooks / "__pycache__"):
+        try:
+            names = sorted(p.name for p in folder.iterdir())
+        except OSError:
+            continue
+        for name in names:
+            stem = name.split(".", 1)[0]
+            if stem not in modules:
+                continue
+            path = folder / name
+            if name.endswith(".pyc"):
+                yield path, _bytecode_kind(path, hooks / f"{stem}.py")
+            elif name.endswith(".so") and folder == hooks:
+                yield path, "an extension module (imported before any .py)"
+            elif name == stem and folder == hooks:
+                yield path, "a package of that name (imported before the .py)"
+
+
+def _bytecode_kind(pyc: Path, source: Path) -> str:
+    """How the interpreter would take this .pyc: its flags and, for one that
+    is checked against its source, whether its header matches the source."""
+    from mishkan_core.safe_files import read_head
+
+    try:
+        header = read_head(pyc, 16)
+        info = source.stat()
+    except OSError:
+        return "bytecode"
+    flags = int.from_bytes(header[4:8], "little") if len(header) == 16 else -1
+    if flags == 1:
+        return "unchecked hash-based bytecode (run whatever the source says)"
+    if flags == 3:
+        return "hash-based bytecode (its body is not checked, only its header)"
+    if flags == 0:
+        mtime, size = (int.from_bytes(header[i : i + 4], "little") for i in (8, 12))
+        if (mtime, size) == (int(info.st_mtime) & 0xFFFFFFFF, info.st_size & 0xFFFFFFFF):
+            return "bytecode whose header matches the source's mtime and size (a tarball sets both)"
+        return "stale bytecode that does not match its source"
+    return "a file that is not bytecode"
 
 
 # -- the chain ---------------------------------------------------------------
