@@ -655,7 +655,9 @@ def _replace_ours(where: Directory, path: Path, text: str) -> None:
 
 def lint(path: Path) -> tuple[int, str]:
     """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output)."""
-    argv = [sys.executable, "-m", "mishkan_core", "ingest-lint", str(path)]
+    from mishkan_core.cli import self_command
+
+    argv = self_command("ingest-lint", str(path))  # never `-m`: that imports from the cwd
     try:
         proc = _run(argv, None, None, LINT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
