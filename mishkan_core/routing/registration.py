@@ -473,21 +473,7 @@ def _foreign_bytecode(harness: Harness, sites: list[Site]) -> Iterator[Violation
     the source by path with bytecode from its pycache prefix, so none of these
     runs under it; any other way of running the hook (an older registration,
     `import graphify_nudge` with that directory on sys.path) would run them."""
-    seen: set[Path] = set()
-    for site in _first_per_command(sites):
-        try:
-            command = hc.parse_command(site.handler.command or "")
-        except ValueError:
-            continue  # a hook-interpreter finding already
-        where = command.hooks_dir if command.form == "import" else None
-        if command.form == "script" and command.script:
-            where = os.path.dirname(command.script) or "."
-        if where is None:
-            continue
-        hooks = harness.project / hc.expand(where, harness.project)  # absolute stays absolute
-        if hooks in seen:
-            continue
-        seen.add(hooks)
+    for site, hooks in _hooks_dirs(harness, sites):
         for path, why in _shadows(hooks):
             yield site.violation(
                 "D-009",
@@ -626,15 +612,8 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
 # -- the index builder beside the hook -----------------------------------------
 
 
-def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
-    """The hook builds its graph index by spawning graphify_nudge_index.py from
-    its own directory. Without it the hook still works, as without an index;
-    a harness that runs so on purpose says it: MISHKAN_GRAPHIFY_INDEX=off."""
-    from mishkan_core.routing.refresh import hook_environ
-    from mishkan_core.safe_files import read_regular
-
-    if hook_environ(harness).get("MISHKAN_GRAPHIFY_INDEX", "").strip().lower() == "off":
-        return
+def _hooks_dirs(harness: Harness, sites: list[Site]) -> Iterator[tuple[Site, Path]]:
+    """Each directory a registered hook runs from, once, with its first site."""
     seen: set[Path] = set()
     for site in _first_per_command(sites):
         try:
@@ -647,9 +626,21 @@ def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
         if where is None:
             continue
         hooks = harness.project / hc.expand(where, harness.project)  # absolute stays absolute
-        if hooks in seen:
-            continue
-        seen.add(hooks)
+        if hooks not in seen:
+            seen.add(hooks)
+            yield site, hooks
+
+
+def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    """The hook builds its graph index by spawning graphify_nudge_index.py from
+    its own directory. Without it the hook still works, as without an index;
+    a harness that runs so on purpose says it: MISHKAN_GRAPHIFY_INDEX=off."""
+    from mishkan_core.routing.refresh import hook_environ
+    from mishkan_core.safe_files import read_regular
+
+    if hook_environ(harness).get("MISHKAN_GRAPHIFY_INDEX", "").strip().lower() == "off":
+        return
+    for site, hooks in _hooks_dirs(harness, sites):
         try:  # a FIFO planted there never blocks the check
             hook = read_regular(hooks / hc.HOOK_FILE, limit=8 * 1024 * 1024)
         except OSError:
