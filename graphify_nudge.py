@@ -1869,21 +1869,31 @@ def _builder_dir() -> "Optional[str]":
 
 def load_code(*modules: str) -> str:
     """Python for `-c` that loads each module from `<sys.argv[1]>/<module>.py`
-    by that path, in order, and leaves the last one in `m`.
+    by that path, in order, and leaves the last one in `m`; `sys.argv[2]` is
+    where its bytecode is (taken out of argv, so the module sees the argv it
+    always did).
 
     Never by name through sys.path: a file beside the hook that the import
     system prefers (a `graphify_nudge/` package, a `graphify_nudge*.so`) or a
     `json.py` the hook's own imports would find first is then never run; the
     repository ships that directory. The loader is the import system's own,
-    already loaded at start-up, so this costs what `import` costs; its
-    bytecode comes from `sys.pycache_prefix` when the command sets one
-    (`mishkan install` does: docs/threat_model.md)."""
+    already loaded at start-up, so this costs what `import` costs. Its
+    bytecode comes from that directory (install's cache, outside the project:
+    docs/threat_model.md) through `sys.pycache_prefix`, set only while these
+    modules load, so every other module keeps its own (`-X pycache_prefix`
+    would send the standard library there too: compiled on every call on
+    3.9 and 3.10). Without one, `/dev/null`: compiled from source, never from
+    bytecode found beside it."""
+    head = (
+        "import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
+        'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null"'
+    )
     steps = [
-        f's=e.spec_from_file_location("{name}",sys.argv[1]+"/{name}.py");'
-        f'm=b.module_from_spec(s);sys.modules["{name}"]=m;s.loader.exec_module(m)'
+        f's=e.spec_from_file_location("{name}",a[1]+"/{name}.py");m=b.module_from_spec(s);'
+        f'sys.modules["{name}"]=m;s.loader.exec_module(m);m._pycache=p'
         for name in modules
     ]
-    return "import sys,_frozen_importlib as b,_frozen_importlib_external as e;" + ";".join(steps)
+    return ";".join([head, *steps, "sys.pycache_prefix=None"])
 
 
 _BUILDER_CODE: "Final" = load_code("graphify_nudge", INDEX_BUILDER) + ";m.main()"
@@ -1893,12 +1903,11 @@ def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
     """posix_spawn the builder's `main` in a new session, stdio on /dev/null,
     holding only the index directory's descriptor: the tool call never waits
     for it. It loads this very file and the builder from `hooks_dir` by path
-    (`load_code`), their bytecode from this process's pycache prefix; -B: it
+    (`load_code`), their bytecode from where this file's came from; -B: it
     never writes bytecode anywhere."""
-    prefix = getattr(sys, "pycache_prefix", None)
-    cache = ["-X", f"pycache_prefix={prefix}"] if prefix else []
-    argv = [sys.executable, "-I", "-S", "-B", *cache, "-c", _BUILDER_CODE, hooks_dir, graph_path,
-            str(directory)]  # fmt: skip
+    cache = globals().get("_pycache")  # set by load_code
+    argv = [sys.executable, "-I", "-S", "-B", "-c", _BUILDER_CODE, hooks_dir,
+            cache if isinstance(cache, str) else "", graph_path, str(directory)]  # fmt: skip
     try:
         posix.set_inheritable(directory, True)
         posix.posix_spawn(

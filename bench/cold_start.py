@@ -196,7 +196,7 @@ def count_self_disables(fixture: sc.Fixture) -> int:
 
 
 def pycache_of(hooks_dir: Path) -> Path:
-    """The bench's bytecode directory (the `-X pycache_prefix` of the `hook` arm)."""
+    """The bench's bytecode directory (the `hook` arm's, as install's is the command's)."""
     return hooks_dir.parent / "pycache"
 
 
@@ -245,8 +245,8 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
             m.fixed_agent = sc.PREFILL_AGENT_IDS[0]
         return m
 
-    prefix = f"pycache_prefix={pycache_of(s.hooks_dir)}"
-    hook = [py, "-I", "-S", "-B", "-X", prefix, "-c", IMPORT_SNIPPET, str(s.hooks_dir)]
+    cache = str(pycache_of(s.hooks_dir))
+    hook = [py, "-I", "-S", "-B", "-c", IMPORT_SNIPPET, str(s.hooks_dir), cache]
     in_tree = [py, "-I", "-S", "-c", IN_TREE_SNIPPET, str(s.hooks_dir)]
     arms = [
         Arm("bare", [py, "-I", "-S", "-c", "pass"], "silent", maker()),
@@ -486,7 +486,7 @@ def main(argv: list[str] | None = None) -> int:
         "warmup": WARMUP_CALLS,
         "hook": provenance,
         "import_registration": (
-            f"python -I -S -B -X pycache_prefix=<dir> -c '{IMPORT_SNIPPET}' <hooks dir>"
+            f"python -I -S -B -c '{IMPORT_SNIPPET}' <hooks dir> <bytecode dir>"
         ),
         "in_tree_registration": f"python -I -S -c '{IN_TREE_SNIPPET}' <hooks dir> (before #20)",
         "script_registration": "python -I -S <hooks dir>/graphify_nudge.py",

@@ -9,8 +9,8 @@ module knows, for Claude Code CLI 2.1.197:
   security and model-route hooks, and graphify's own Claude hooks
   (``graphify claude install`` registers ``graphify hook-guard``);
 * **the registered command** (:func:`hook_command`, :func:`parse_command`):
-  ``<abs python> -I -S -B -X "pycache_prefix=$HOME/.cache/mishkan/pycache" -c
-  '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks dir>" --mode=<mode>``;
+  ``<abs python> -I -S -B -c '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks dir>"
+  "$HOME/.cache/mishkan/pycache" --mode=<mode>``;
 * **which tool calls a matcher selects** (:func:`matcher_matches`), the way the
   CLI does it, aliases included;
 * **the settings scopes** Claude Code merges (:func:`settings_scopes`) and the
@@ -46,7 +46,8 @@ MODES = ("telemetry", "advise", "off")
 TIMEOUT = 10
 #: The registered command's code: the hook loaded from its file by path, never
 #: by name through sys.path (a `graphify_nudge/` package, a `.so` or a `json.py`
-#: beside it would run instead: graphify_nudge.load_code), then run.
+#: beside it would run instead), its bytecode from the directory named after
+#: the hooks dir (graphify_nudge.load_code), then run.
 IMPORT_CODE = graphify_nudge.load_code(HOOK_MODULE) + ";m.main()"
 #: where, under the user's cache directory, install keeps the hook's bytecode
 PYCACHE_PARTS = ("mishkan", "pycache")
@@ -199,7 +200,7 @@ _SHELL_SPECIAL = re.compile(r'(["\\$`])')
 
 def pycache_dir(environ: Mapping[str, str] | None = None) -> Path:
     """Where install writes the hook's bytecode and the registered command
-    loads it from (``-X pycache_prefix``): ``$XDG_CACHE_HOME/mishkan/pycache``,
+    loads it from (its operand after the hooks dir): ``$XDG_CACHE_HOME/mishkan/pycache``,
     else ``~/.cache/mishkan/pycache``. Outside every repository: bytecode in
     the hooks directory, which a clone or a PR can ship, is never loaded."""
     environ = os.environ if environ is None else environ
@@ -226,14 +227,14 @@ def hook_command(
     relative to ``$CLAUDE_PROJECT_DIR``, and the bytecode directory
     (``pycache``, default :func:`pycache_dir`) relative to ``$HOME`` when it is
     under it, so the settings travel with the repo. ``-B``: the hook never
-    writes bytecode; ``-X pycache_prefix``: the bytecode it runs is install's,
-    outside the repository (docs/threat_model.md)."""
+    writes bytecode; the bytecode it runs is install's, outside the repository
+    (docs/threat_model.md)."""
     where = _shell_path(hooks_dir, "CLAUDE_PROJECT_DIR", project) or shlex.quote(str(hooks_dir))
     cache = pycache or pycache_dir()
     home = Path(os.path.expanduser("~"))
     prefix = _shell_path(cache, "HOME", home) if home != Path("/") else None
-    prefix = f'"pycache_prefix={prefix[1:]}' if prefix else shlex.quote(f"pycache_prefix={cache}")
-    return f"{shlex.quote(python)} -I -S -B -X {prefix} -c '{IMPORT_CODE}' {where} --mode={mode}"
+    prefix = prefix or shlex.quote(str(cache))
+    return f"{shlex.quote(python)} -I -S -B -c '{IMPORT_CODE}' {where} {prefix} --mode={mode}"
 
 
 @dataclass(frozen=True)
@@ -247,7 +248,7 @@ class Command:
     script: str | None  # the script of the script form, as written
     mode: str | None  # the value of --mode=, if any
     isolated: bool  # -I and -S both given
-    pycache_prefix: str | None = None  # the -X pycache_prefix= value, as written
+    pycache_prefix: str | None = None  # where its bytecode is: the operand after hooks_dir
 
 
 def command_words(text: str) -> list[str]:
@@ -274,11 +275,7 @@ def parse_command(text: str) -> Command:
         code = rest[at] if at < len(rest) else ""
         operands = [w for w in rest[at + 1 :] if not w.startswith("--mode=")]
         if HOOK_MODULE in code:
-            prefix = None
-            for i, word in enumerate(rest[: at - 1]):  # -X pycache_prefix=P or -Xpycache_prefix=P
-                value = rest[i + 1] if word == "-X" else word[2:] if word[:2] == "-X" else ""
-                if value.startswith("pycache_prefix="):
-                    prefix = value[len("pycache_prefix=") :]
+            prefix = operands[1] if len(operands) > 1 and "pycache_prefix" in code else None
             return Command(
                 text, program, "import", operands[0] if operands else None, None, mode, isolated,
                 prefix,

@@ -10,8 +10,8 @@ What it does, in order:
 2. Precompiles both copies with the *target* interpreter, as checked
    hash-based ``.pyc`` files, into the user's cache
    (``~/.cache/mishkan/pycache``, :func:`hook_chain.pycache_dir`), never into
-   the hooks directory: the registered command loads them from there
-   (``-X pycache_prefix``) and never compiles at run time. Bytecode in the
+   the hooks directory: the registered command loads them from there (its
+   operand after the hooks dir) and never compiles at run time. Bytecode in the
    hooks directory, which a clone or a PR can ship, is never loaded; install
    removes what an earlier install wrote there and names anything else.
 3. Registers the hook (the chain model is :mod:`mishkan_core.hook_chain`):
@@ -25,10 +25,11 @@ What it does, in order:
      agent's call starts an interpreter; SessionStart stays in settings, so a
      session with the hook off is still recorded.
 
-   The command is ``/abs/python -I -S -c '<import>' "$CLAUDE_PROJECT_DIR/<dir>"
-   --mode=<mode>``: the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE
-   overrides. Settings ``env`` would override the user's shell, so install
-   writes none (and removes the one earlier versions wrote).
+   The command is ``/abs/python -I -S -B -c '<load by path>'
+   "$CLAUDE_PROJECT_DIR/<dir>" "$HOME/.cache/mishkan/pycache" --mode=<mode>``:
+   the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE overrides.
+   Settings ``env`` would override the user's shell, so install writes none
+   (and removes the one earlier versions wrote).
 4. Makes the graph one directory: links ``graphify-out -> .graphify``
    (relative) when the project follows D-008 (``.graphify/`` is a real
    directory, or neither name exists: then it creates the empty ``.graphify/``
@@ -251,7 +252,7 @@ class Plan:
     hooks_dir: Path
     hooks_base: Directory  # the hooks dir's anchor
     hooks_parts: tuple[str, ...]
-    pycache: Path  # the -X pycache_prefix of the registered command: outside the project
+    pycache: Path  # the registered command's bytecode directory: outside the project
     cache_base: Directory  # the prefix (or its deepest existing ancestor), opened
     cache_parts: tuple[str, ...]  # from there to the hooks' bytecode directory
     notes: list[str] = field(default_factory=list)

@@ -430,9 +430,9 @@ def _compiled_for(
         yield site.violation(
             "D-009",
             "hook-bytecode",
-            "registered without -X pycache_prefix: the interpreter loads the hook's bytecode "
-            f"from {harness.label(hooks / '__pycache__')}, which a clone or a PR can ship "
-            "(an unchecked .pyc there runs instead of the reviewed source)",
+            "registered without a bytecode directory outside the project: the interpreter "
+            f"loads the hook's bytecode from {harness.label(hooks / '__pycache__')}, which a "
+            "clone or a PR can ship (an unchecked .pyc there runs instead of the reviewed source)",
             f"{INSTALL} (its bytecode goes outside the project, the command loads it from there)",
         )
         cache = hooks / "__pycache__"

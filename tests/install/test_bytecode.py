@@ -172,13 +172,19 @@ def test_routing_check_reports_a_registration_that_trusts_the_hooks_directory(
 ) -> None:
     """The registration before issue 20 loaded bytecode from the hooks dir."""
     path = project / ".claude" / "settings.json"
-    text = path.read_text()
-    start = text.index(" -B -X ")
-    legacy = text[:start] + text[text.index(" -c ", start) :]
-    path.write_text(legacy)
+    legacy = (
+        f"{PYTHON} -I -S -c 'import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;"
+        'graphify_nudge.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" --mode=advise'
+    )
+    settings = json.loads(path.read_text())
+    for groups in settings["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                handler["command"] = legacy
+    path.write_text(json.dumps(settings))
     _code, out, err = run_cli("mishkan_core.routing.cli", ["check", "--project", str(project)],
                               capsys)  # fmt: skip
-    assert "registered without -X pycache_prefix" in out + err
+    assert "registered without a bytecode directory outside the project" in out + err
 
 
 def test_install_removes_the_bytecode_an_earlier_install_wrote_and_names_the_rest(

@@ -233,11 +233,13 @@ def test_command_form(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command == (
-        f"{PYTHON} -I -S -B -X pycache_prefix={hook_chain.pycache_dir()} -c "
-        "'import sys,_frozen_importlib as b,_frozen_importlib_external as e;"
-        's=e.spec_from_file_location("graphify_nudge",sys.argv[1]+"/graphify_nudge.py");'
+        f"{PYTHON} -I -S -B -c "
+        "'import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
+        'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null";'
+        's=e.spec_from_file_location("graphify_nudge",a[1]+"/graphify_nudge.py");'
         'm=b.module_from_spec(s);sys.modules["graphify_nudge"]=m;s.loader.exec_module(m);'
-        'm.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" --mode=telemetry'
+        "m._pycache=p;sys.pycache_prefix=None;m.main()' "
+        f'"$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" {hook_chain.pycache_dir()} --mode=telemetry'
     )
     assert "SessionStart" in doc["hooks"] and "matcher" not in doc["hooks"]["SessionStart"][0]
 
@@ -249,7 +251,7 @@ def test_hooks_dir_outside_the_project_is_absolute(
     assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.endswith(f" '{outside}' --mode=telemetry")
+    assert command.endswith(f" '{outside}' {hook_chain.pycache_dir()} --mode=telemetry")
     assert (outside / "graphify_nudge.py").exists()
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import py_compile
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,10 +37,15 @@ GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 def nudge_args() -> str:
     """What `mishkan install` writes after the interpreter, as it stands in a
-    JSON string: `-I -S -B -X pycache_prefix=<bytecode dir> -c '<code>'` (the
-    bytecode directory is under the test session's XDG_CACHE_HOME)."""
+    JSON string: `-I -S -B -c '<code>'`."""
     command = hook_chain.hook_command("py", Path("/h"), Path("/p"), "advise")
     return json.dumps(command[len("py ") : command.index(" /h")])[1:-1]
+
+
+def pycache_arg() -> str:
+    """The bytecode directory install names after the hooks dir (under the test
+    session's XDG_CACHE_HOME), as it stands in a JSON string."""
+    return json.dumps(shlex.quote(str(hook_chain.pycache_dir())))[1:-1]
 
 
 @dataclass
@@ -65,6 +71,7 @@ class World:
     def subst(self, text: str) -> str:
         return (
             text.replace("@NUDGE_ARGS@", nudge_args())
+            .replace("@PYCACHE@", pycache_arg())
             .replace("@PYTHON@", PYTHON)
             .replace("@PROJECT@", str(self.project))
             .replace("@USER@", str(self.user))
