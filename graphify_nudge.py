@@ -70,6 +70,7 @@ __all__ = [
     "graph_candidates",
     "guarded_run",
     "in_scope",
+    "load_code",
     "main",
     "resolve_head",
     "run",
@@ -1906,18 +1907,58 @@ def _builder_dir() -> "Optional[str]":
     return hooks_dir if st is not None and st.st_mode & _S_IFMT == _S_IFREG else None
 
 
+def load_code(*modules: str) -> str:
+    """Python for `-c` that loads each module from `<sys.argv[1]>/<module>.py`
+    by that path, in order, and leaves the last one in `m`; `sys.argv[2]` is
+    where its bytecode is (taken out of argv, so the module sees the argv it
+    always did).
+
+    Never by name through sys.path: a file beside the hook that the import
+    system prefers (a `graphify_nudge/` package, a `graphify_nudge*.so`) or a
+    `json.py` the hook's own imports would find first is then never run; the
+    repository ships that directory. The loader is the import system's own,
+    already loaded at start-up, so this costs what `import` costs. Its
+    bytecode comes from that directory (the user's cache, outside every
+    repository: docs/threat_model.md) through `sys.pycache_prefix`, set only
+    while these modules load, so every other module keeps its own
+    (`-X pycache_prefix` would send the standard library there too: compiled
+    on every call on 3.9 and 3.10). Install writes it there; where it is
+    missing (a plugin on a machine install never ran on, a cleared cache) the
+    import system writes it there, and only there, once: compiling this file
+    costs about 2.5 bare interpreter starts. Without a directory, `/dev/null`:
+    compiled from source on every call, never from bytecode found beside it.
+    The modules' top-level imports are built in (the builder's are imported
+    before, `_BUILDER_CODE`), so no other bytecode goes there."""
+    head = (
+        "import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
+        'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null";'
+        "w=sys.dont_write_bytecode;sys.dont_write_bytecode=not p"
+    )
+    steps = [
+        f's=e.spec_from_file_location("{name}",a[1]+"/{name}.py");m=b.module_from_spec(s);'
+        f'sys.modules["{name}"]=m;s.loader.exec_module(m);m._pycache=p'
+        for name in modules
+    ]
+    return ";".join([head, *steps, "sys.pycache_prefix=None;sys.dont_write_bytecode=w"])
+
+
+#: the builder's top-level imports that are files (a test checks the list):
+#: imported before the prefix is set, so they keep their own bytecode
+_BUILDER_IMPORTS: "Final" = "bisect,contextlib,json,re"
 _BUILDER_CODE: "Final" = (
-    f"import sys;sys.path.insert(0,sys.argv[1]);import {INDEX_BUILDER};{INDEX_BUILDER}.main()"
+    f"import {_BUILDER_IMPORTS};" + load_code("graphify_nudge", INDEX_BUILDER) + ";m.main()"
 )
 
 
 def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
     """posix_spawn the builder's `main` in a new session, stdio on /dev/null,
     holding only the index directory's descriptor: the tool call never waits
-    for it. It imports this very file from `hooks_dir` for what they share;
-    -B: it reads the .pyc install made, but never writes one into the hooks dir."""
-    argv = [sys.executable, "-I", "-S", "-B", "-c", _BUILDER_CODE, hooks_dir, graph_path,
-            str(directory)]  # fmt: skip
+    for it. It loads this very file and the builder from `hooks_dir` by path
+    (`load_code`), their bytecode from where this file's came from; -B: no
+    other module writes bytecode anywhere."""
+    cache = globals().get("_pycache")  # set by load_code
+    argv = [sys.executable, "-I", "-S", "-B", "-c", _BUILDER_CODE, hooks_dir,
+            cache if isinstance(cache, str) else "", graph_path, str(directory)]  # fmt: skip
     try:
         posix.set_inheritable(directory, True)
         posix.posix_spawn(

@@ -405,6 +405,11 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     if name == "nobuilt":
         write_graph(graph, None, OLD_GRAPH_TIME)
         return Fixture(name, root, head, graph, "no built_at_commit; graph older than HEAD")
+    if name == "nobuilt_packed":
+        git(root, "gc", "-q", "--prune=now")
+        write_graph(graph, None, OLD_GRAPH_TIME)
+        note = "no built_at_commit, every object packed: HEAD's commit read from the pack"
+        return Fixture(name, root, head, graph, note)
     if name == "big":
         size = write_graph(graph, head, FRESH_GRAPH_TIME, big_graph_bytes)
         return Fixture(name, root, head, graph, f"graph.json {size / 1048576:.1f} MiB")
@@ -449,7 +454,8 @@ def hostile_nodes(name: str, scale: float = 1.0) -> list[dict[str, Any]]:
 #: its index built by `build_index` before it is timed)
 INDEX_STATES = ("index_missing", "index_spawn", "index_outdated")
 FIXTURES = (
-    "fresh", "stale", "absent", "nobuilt", "big", "biggo", "packed", "worktree", "session10k",
+    "fresh", "stale", "absent", "nobuilt", "nobuilt_packed", "big", "biggo", "packed",
+    "worktree", "session10k",
     *INDEX_STATES, *HOSTILE_GRAPHS,
 )  # fmt: skip
 
@@ -663,6 +669,9 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
      "graph without built_at_commit, HEAD commit-time cache deleted before each call"),
     ("no_built_at_warm", BOTH, "nobuilt", PRE, "Read", _read_app,
      {}, "graph without built_at_commit, HEAD commit-time cache warm"),
+    ("no_built_at_packed", BOTH, "nobuilt_packed", PRE, "Read", _read_app,
+     {"cold_commit_cache": True},
+     "graph without built_at_commit, HEAD packed, cache deleted: the pack's index searched"),
     ("bash_trigger", BOTH, "fresh", PRE, "Bash", _bash(BASH_TRIGGER, "Find apply_overlay"),
      {"peer": SEARCH, "naive": True}, f"Bash `{BASH_TRIGGER}`"),
     ("bash_non_trigger", "advise", "fresh", PRE, "Bash", _bash(BASH_NON_TRIGGER, "Commit"),

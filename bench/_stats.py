@@ -208,6 +208,30 @@ def registration_gain(
     return out
 
 
+def pycache_cost(
+    results: dict[str, dict[str, dict[str, dict[str, Any]]]],
+) -> dict[str, dict[str, float]]:
+    """Per python, what issue 20's registration (the hook loaded by path, its
+    checked hash-based bytecode from a pycache prefix) costs against the one
+    before it (imported by name, bytecode from __pycache__), timed in the same
+    run: the median over scenarios of the p95 ratio and of the p95 difference."""
+    out: dict[str, dict[str, float]] = {}
+    for py, scenarios in results.items():
+        pairs = [
+            (arms["hook"]["p95_ms"], arms["hook_in_tree"]["p95_ms"])
+            for arms in scenarios.values()
+            if "hook" in arms and "hook_in_tree" in arms
+        ]
+        if not pairs:
+            continue
+        out[py] = {
+            "median_p95_ratio": round(percentile([a / b for a, b in pairs], 50), 3),
+            "median_p95_extra_ms": round(percentile([a - b for a, b in pairs], 50), 3),
+            "scenarios": float(len(pairs)),
+        }
+    return out
+
+
 def _median_of(rows: list[dict[str, Any]], key: str) -> float:
     return percentile([float(r[key]) for r in rows if key in r], 50)
 

@@ -36,13 +36,19 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 from bench import _env, _stats
 from bench import _scenarios as sc
+from mishkan_core.hook_chain import IMPORT_CODE
 
 REPO = Path(__file__).resolve().parent.parent
 HOOK_FILE = "graphify_nudge.py"
 BUILDER_FILE = "graphify_nudge_index.py"
 DEFAULT_HOOK = REPO / HOOK_FILE
 NAIVE_HOOK = Path(__file__).resolve().parent / "naive_hook.py"
-IMPORT_SNIPPET = (
+#: the registration `mishkan install` writes (issue 20): the hook loaded by its
+#: path, its checked hash-based bytecode from a pycache prefix outside the project
+IMPORT_SNIPPET = IMPORT_CODE
+#: the registration before issue 20, timed beside it for what the change costs:
+#: imported by name from the hooks dir, bytecode from its __pycache__
+IN_TREE_SNIPPET = (
     "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
 )
 DEFAULT_CALLS = 200
@@ -189,32 +195,32 @@ def count_self_disables(fixture: sc.Fixture) -> int:
     return n
 
 
-#: the .pyc kinds `mishkan install` writes: timestamp for a project, checked
-#: hash for a plugin (the CLI's plugin cache copy resets mtimes)
-PYC_MODES = {"timestamp": "TIMESTAMP", "checked-hash": "CHECKED_HASH"}
+def pycache_of(hooks_dir: Path) -> Path:
+    """The bench's bytecode directory (the `hook` arm's, as install's is the command's)."""
+    return hooks_dir.parent / "pycache"
 
 
-def compile_hook(interp: _env.Interpreter, hooks_dir: Path, pyc: str = "timestamp") -> None:
+def compile_hook(interp: _env.Interpreter, hooks_dir: Path) -> None:
     """Precompile the hook (and its index builder, when there is one) for
-    ``interp``, as `mishkan install` would (``pyc``: a key of :data:`PYC_MODES`)."""
+    ``interp``: as `mishkan install` does (checked hash-based, under the
+    pycache prefix), and as installs before issue 20 did (in __pycache__, for
+    the `hook_in_tree` arm)."""
     code = (
-        "import py_compile,sys;m=py_compile.PycInvalidationMode[sys.argv[1]];"
-        "[py_compile.compile(f,doraise=True,invalidation_mode=m) for f in sys.argv[2:]]"
+        "import os,py_compile,sys,importlib.util as u\n"
+        "prefix,mode=sys.argv[1],py_compile.PycInvalidationMode.CHECKED_HASH\n"
+        "for f in sys.argv[2:]:\n"
+        "    py_compile.compile(f,doraise=True)\n"
+        "    d=os.path.join(prefix,os.path.dirname(os.path.abspath(f)).lstrip('/'))\n"
+        "    t=os.path.join(d,os.path.basename(u.cache_from_source(f)))\n"
+        "    py_compile.compile(f,cfile=t,doraise=True,invalidation_mode=mode)\n"
     )
     sources = [hooks_dir / name for name in (HOOK_FILE, BUILDER_FILE)]
     subprocess.run(
-        [
-            interp.path,
-            "-I",
-            "-S",
-            "-c",
-            code,
-            PYC_MODES[pyc],
-            *(str(p) for p in sources if p.is_file()),
-        ],
+        [interp.path, "-I", "-S", "-c", code, str(pycache_of(hooks_dir)),
+         *(str(p) for p in sources if p.is_file())],
         check=True,
         capture_output=True,
-    )
+    )  # fmt: skip
 
 
 @dataclass
@@ -239,9 +245,13 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
             m.fixed_agent = sc.PREFILL_AGENT_IDS[0]
         return m
 
+    cache = str(pycache_of(s.hooks_dir))
+    hook = [py, "-I", "-S", "-B", "-c", IMPORT_SNIPPET, str(s.hooks_dir), cache]
+    in_tree = [py, "-I", "-S", "-c", IN_TREE_SNIPPET, str(s.hooks_dir)]
     arms = [
         Arm("bare", [py, "-I", "-S", "-c", "pass"], "silent", maker()),
-        Arm("hook", [py, "-I", "-S", "-c", IMPORT_SNIPPET, str(s.hooks_dir)], scen.expect, maker()),
+        Arm("hook", hook, scen.expect, maker()),
+        Arm("hook_in_tree", in_tree, scen.expect, maker()),
         Arm(
             "hook_script",
             [py, "-I", "-S", str(s.hooks_dir / HOOK_FILE)],
@@ -371,13 +381,6 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--install-peers", action="store_true", help="create missing peer virtualenvs")
     p.add_argument("--workdir", default="", help="where to build fixtures (default: a temp dir)")
     p.add_argument("--keep", action="store_true", help="keep the fixtures")
-    p.add_argument(
-        "--pyc",
-        choices=sorted(PYC_MODES),
-        default="timestamp",
-        help="the hook's .pyc: timestamp (install's --scope project, the default) or "
-        "checked-hash (--scope plugin)",
-    )
     p.add_argument("--big-graph-mb", type=float, default=50.0, help=argparse.SUPPRESS)
     return p.parse_args(argv)
 
@@ -433,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
         notes["fixtures"] = {n: f.notes for n, f in fixtures.items() if f.notes}
         for interp in pythons:
             try:
-                compile_hook(interp, hooks_dir, args.pyc)
+                compile_hook(interp, hooks_dir)
             except subprocess.CalledProcessError as e:
                 print(
                     f"bench: the hook does not compile on {interp.path}: {e.stderr!r}",
@@ -481,14 +484,17 @@ def main(argv: list[str] | None = None) -> int:
     notes["peers"] = peers
     notes["elapsed_s"] = round(time.time() - started, 1)
     notes["registration"] = _stats.registration_gain(results)
+    notes["pycache_cost"] = _stats.pycache_cost(results)
     settings = {
         "calls": calls,
         "warmup": WARMUP_CALLS,
         "hook": provenance,
-        "import_registration": f"python -I -S -c '{IMPORT_SNIPPET}' <hooks dir>",
+        "import_registration": (
+            f"python -I -S -B -c '{IMPORT_SNIPPET}' <hooks dir> <bytecode dir>"
+        ),
+        "in_tree_registration": f"python -I -S -c '{IN_TREE_SNIPPET}' <hooks dir> (before #20)",
         "script_registration": "python -I -S <hooks dir>/graphify_nudge.py",
         "bare": "python -I -S -c pass",
-        "pyc": args.pyc,
         "naive": "python -I -S bench/naive_hook.py",
         "graphify": "graphify hook-guard read|search (console script of the pinned graphifyy)",
         "budget_ms": args.max_ms,
@@ -508,6 +514,12 @@ def main(argv: list[str] | None = None) -> int:
         print(
             f"python {py}: the import registration saves {g['median_p95_saving_ms']:.2f} ms p95"
             f" (median), lower p95 in {g['import_faster_in']:.0f}/{g['scenarios']:.0f} scenarios"
+        )
+    for py, c in notes["pycache_cost"].items():
+        print(
+            f"python {py}: loading by path with bytecode from a pycache prefix costs"
+            f" {c['median_p95_ratio']:.3f}x ({c['median_p95_extra_ms']:+.2f} ms) p95 (median of"
+            f" {c['scenarios']:.0f} scenarios) against the in-tree import registration"
         )
     for py, note in peers.items():
         print(f"python {py} peer: {note}")

@@ -158,6 +158,19 @@ FEATURES: tuple[Feature, ...] = (
         "the hooks are ignored silently",
     ),
     Feature(
+        "plugin_validate_hooks",
+        "2.1.77",
+        "`claude plugin validate` checks the plugin's `hooks/hooks.json` against the CLI's "
+        "schema (a string `timeout` fails it)",
+        "only the manifest is checked: `routing check --plugin-dir` is the check of the hooks",
+    ),
+    Feature(
+        "plugin_validate_strict",
+        "2.1.145",
+        "`claude plugin validate --strict` treats warnings as errors, for CI",
+        "`--strict` is an unknown option (exit 1): validate without it",
+    ),
+    Feature(
         "background_agents",
         "2.1.198",
         "an Agent call returns at once (`Async agent launched successfully`) and the subagent "

@@ -67,7 +67,17 @@ def run(args: argparse.Namespace) -> int:
     if args.project:
         return _demo(Path(args.project).resolve())
     with tempfile.TemporaryDirectory(prefix="mishkan-demo-") as tmp:
-        return _demo(Path(tmp) / "project")
+        # the hook's bytecode goes beside the throwaway project, not into the
+        # user's cache (install writes it under $XDG_CACHE_HOME)
+        before = os.environ.get("XDG_CACHE_HOME")
+        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+        try:
+            return _demo(Path(tmp) / "project")
+        finally:
+            if before is None:
+                del os.environ["XDG_CACHE_HOME"]
+            else:
+                os.environ["XDG_CACHE_HOME"] = before
 
 
 def _git(root: Path, *argv: str) -> str:

@@ -9,8 +9,8 @@ module knows, for Claude Code CLI 2.1.69 to 2.1.332 (docs/versions.md):
   security and model-route hooks, and graphify's own Claude hooks
   (``graphify claude install`` registers ``graphify hook-guard``);
 * **the registered command** (:func:`hook_command`, :func:`parse_command`):
-  ``<abs python> -I -S -c '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks dir>"
-  --mode=<mode>``;
+  ``<abs python> -I -S -B -c '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks dir>"
+  "$HOME/.cache/mishkan/pycache" --mode=<mode>``;
 * **which tool calls a matcher selects** (:func:`matcher_matches`), the way the
   CLI does it, aliases included;
 * **the settings scopes** Claude Code merges (:func:`settings_scopes`) and the
@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import graphify_nudge
 from mishkan_core import claude_cli, json_text, safe_files
 
 HOOK_MODULE = "graphify_nudge"
@@ -43,9 +44,13 @@ ENV_KEY = "MISHKAN_GRAPHIFY_NUDGE"
 #: the hook's modes (graphify_nudge: anything else means telemetry)
 MODES = ("telemetry", "advise", "off")
 TIMEOUT = 10
-IMPORT_CODE = (
-    "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()"
-)
+#: The registered command's code: the hook loaded from its file by path, never
+#: by name through sys.path (a `graphify_nudge/` package, a `.so` or a `json.py`
+#: beside it would run instead), its bytecode from the directory named after
+#: the hooks dir (graphify_nudge.load_code), then run.
+IMPORT_CODE = graphify_nudge.load_code(HOOK_MODULE) + ";m.main()"
+#: where, under the user's cache directory, install keeps the hook's bytecode
+PYCACHE_PARTS = ("mishkan", "pycache")
 
 #: the events the hook handles (docs/hook.md): PostToolUseFailure is what
 #: CLI 2.1.197 fires when a lookup exits non-zero
@@ -228,22 +233,51 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_SPECIAL = re.compile(r'(["\\$`])')
 
 
+def pycache_dir(environ: Mapping[str, str] | None = None) -> Path:
+    """Where install writes the hook's bytecode and the registered command
+    loads it from (its operand after the hooks dir): ``$XDG_CACHE_HOME/mishkan/pycache``,
+    else ``~/.cache/mishkan/pycache``. Outside every repository: bytecode in
+    the hooks directory, which a clone or a PR can ship, is never loaded."""
+    environ = os.environ if environ is None else environ
+    base = environ.get("XDG_CACHE_HOME", "")
+    root = Path(base) if os.path.isabs(base) else Path(os.path.expanduser("~")) / ".cache"
+    return root.joinpath(*PYCACHE_PARTS)
+
+
+def _shell_path(path: Path, ref: str, base: Path) -> str | None:
+    """``path`` as a double-quoted shell word relative to ``ref`` (a variable
+    reference, ``$HOME``, whose value is ``base``), if it is under ``base``."""
+    try:
+        rel = path.relative_to(base)
+    except ValueError:
+        return None
+    text = rel.as_posix()
+    escaped = _SHELL_SPECIAL.sub(r"\\\1", text)
+    return f'"{ref}/{escaped}"' if text != "." else f'"{ref}"'
+
+
 def hook_command(
-    python: str, hooks_dir: Path, project: Path, mode: str, root_ref: str = PROJECT_DIR_REF
+    python: str,
+    hooks_dir: Path,
+    project: Path,
+    mode: str,
+    *,
+    pycache: Path | None = None,
+    root_ref: str = PROJECT_DIR_REF,
 ) -> str:
     """The command install registers. A hooks dir inside the project is written
-    relative to ``$CLAUDE_PROJECT_DIR``, so the settings travel with the repo;
-    a plugin's (``project`` is then the plugin) relative to ``root_ref``
-    :data:`PLUGIN_ROOT_REF`, so the plugin works wherever the CLI copies it."""
-    try:
-        rel = hooks_dir.relative_to(project)
-    except ValueError:
-        where = shlex.quote(str(hooks_dir))
-    else:
-        text = rel.as_posix()
-        escaped = _SHELL_SPECIAL.sub(r"\\\1", text)
-        where = f'"{root_ref}/{escaped}"' if text != "." else f'"{root_ref}"'
-    return f"{shlex.quote(python)} -I -S -c '{IMPORT_CODE}' {where} --mode={mode}"
+    relative to ``$CLAUDE_PROJECT_DIR`` (a plugin's, ``project`` being then the
+    plugin, relative to ``root_ref`` :data:`PLUGIN_ROOT_REF`), and the bytecode
+    directory (``pycache``, default :func:`pycache_dir`) relative to ``$HOME``
+    when it is under it, so the command travels with the repo or the plugin.
+    ``-B``: nothing but the hook's own modules ever writes bytecode, and those
+    only under ``pycache``, outside every repository (docs/threat_model.md)."""
+    where = _shell_path(hooks_dir, root_ref, project) or shlex.quote(str(hooks_dir))
+    cache = pycache or pycache_dir()
+    home = Path(os.path.expanduser("~"))
+    prefix = _shell_path(cache, "$HOME", home) if home != Path("/") else None
+    prefix = prefix or shlex.quote(str(cache))
+    return f"{shlex.quote(python)} -I -S -B -c '{IMPORT_CODE}' {where} {prefix} --mode={mode}"
 
 
 @dataclass(frozen=True)
@@ -257,6 +291,7 @@ class Command:
     script: str | None  # the script of the script form, as written
     mode: str | None  # the value of --mode=, if any
     isolated: bool  # -I and -S both given
+    pycache_prefix: str | None = None  # where its bytecode is: the operand after hooks_dir
 
 
 def command_words(text: str) -> list[str]:
@@ -283,9 +318,11 @@ def parse_command(text: str) -> Command:
         code = rest[at] if at < len(rest) else ""
         operands = [w for w in rest[at + 1 :] if not w.startswith("--mode=")]
         if HOOK_MODULE in code:
+            prefix = operands[1] if len(operands) > 1 and "pycache_prefix" in code else None
             return Command(
-                text, program, "import", operands[0] if operands else None, None, mode, isolated
-            )
+                text, program, "import", operands[0] if operands else None, None, mode, isolated,
+                prefix,
+            )  # fmt: skip
         return Command(text, program, "other", None, None, mode, isolated)
     script = next((w for w in rest if not w.startswith("-")), None)
     if script is not None and (
@@ -297,11 +334,15 @@ def parse_command(text: str) -> Command:
     return Command(text, program, "other", None, None, mode, isolated)
 
 
+_HOME_VAR = re.compile(r"\$(\{HOME\}|HOME\b)")
+
+
 def expand(word: str, project: Path, plugin_root: Path | None = None) -> str:
-    """``$CLAUDE_PROJECT_DIR``, ``~`` and, for a plugin's hook,
+    """``$CLAUDE_PROJECT_DIR``, ``$HOME``, ``~`` and, for a plugin's hook,
     ``${CLAUDE_PLUGIN_ROOT}`` as the hook's shell would expand them."""
     if plugin_root is not None:
         word = _PLUGIN_VAR.sub(lambda _m: str(plugin_root), word)
+    word = _HOME_VAR.sub(lambda _m: os.path.expanduser("~"), word)
     return os.path.expanduser(_PROJECT_VAR.sub(lambda _m: str(project), word))
 
 

@@ -7,8 +7,13 @@ What it does, in order:
    ``<project>/<hooks-dir>/graphify_nudge.py``, with its index builder
    ``graphify_nudge_index.py`` beside it (the hook spawns it to build its
    graph index; without it the hook works as it does without an index).
-2. Precompiles both copies with the *target* interpreter, so the registered
-   command loads a ``.pyc`` and never compiles at run time.
+2. Precompiles both copies with the *target* interpreter, as checked
+   hash-based ``.pyc`` files, into the user's cache
+   (``~/.cache/mishkan/pycache``, :func:`hook_chain.pycache_dir`), never into
+   the hooks directory: the registered command loads them from there (its
+   operand after the hooks dir) and never compiles at run time. Bytecode in the
+   hooks directory, which a clone or a PR can ship, is never loaded; install
+   removes what an earlier install wrote there and names anything else.
 3. Registers the hook (the chain model is :mod:`mishkan_core.hook_chain`):
 
    * ``--scope project`` (default): in ``.claude/settings.json``, PreToolUse
@@ -20,10 +25,11 @@ What it does, in order:
      agent's call starts an interpreter; SessionStart stays in settings, so a
      session with the hook off is still recorded.
 
-   The command is ``/abs/python -I -S -c '<import>' "$CLAUDE_PROJECT_DIR/<dir>"
-   --mode=<mode>``: the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE
-   overrides. Settings ``env`` would override the user's shell, so install
-   writes none (and removes the one earlier versions wrote).
+   The command is ``/abs/python -I -S -B -c '<load by path>'
+   "$CLAUDE_PROJECT_DIR/<dir>" "$HOME/.cache/mishkan/pycache" --mode=<mode>``:
+   the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE overrides.
+   Settings ``env`` would override the user's shell, so install writes none
+   (and removes the one earlier versions wrote).
 4. Makes the graph one directory: links ``graphify-out -> .graphify``
    (relative) when the project follows D-008 (``.graphify/`` is a real
    directory, or neither name exists: then it creates the empty ``.graphify/``
@@ -84,9 +90,12 @@ MANIFEST = (".mishkan", "install.json")
 GITIGNORE_LINES = (".graphify/", ".mishkan/")
 #: every line install may add (and so remove): the link's only with the link
 GITIGNORE_ALL = (*GITIGNORE_LINES, graph_refresh.LINK_IGNORE)
+#: checked hash-based: the header carries the source's hash, so the interpreter
+#: runs this bytecode only for that very source, whatever its mtime (a tarball
+#: sets mtimes), and two installs of one source write the same header
 COMPILE_CODE = (
     "import py_compile,sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True, "
-    "invalidation_mode=py_compile.PycInvalidationMode[sys.argv[3]])"
+    "invalidation_mode=py_compile.PycInvalidationMode.CHECKED_HASH)"
 )
 PROBE_CODE = (
     "import os,sys;print(os.path.realpath(sys.executable));"
@@ -232,26 +241,16 @@ def source_of(module: str = HOOK_MODULE) -> Path:
     return Path(spec.origin)
 
 
-def compile_pyc(
-    python: Python, module: str, source: bytes, mtime_ns: int, hashed: bool = False
-) -> bytes:
-    """The ``.pyc`` the target interpreter makes of ``source`` (as if it had
-    mtime ``mtime_ns``), built in a private temporary directory: py_compile
-    follows links, so it never writes into the project itself.
-
-    ``hashed``: a checked-hash ``.pyc`` (PEP 552), valid while the source's
-    bytes are, whatever its mtime. A plugin needs it: ``claude plugin install``
-    copies the plugin into its cache without keeping mtimes (measured with CLI
-    2.1.197), and a git checkout sets them too, so a timestamp ``.pyc`` would
-    be stale on every machine the plugin reaches."""
-    mode = "CHECKED_HASH" if hashed else "TIMESTAMP"
+def compile_pyc(python: Python, module: str, source: bytes) -> bytes:
+    """The checked hash-based ``.pyc`` the target interpreter makes of
+    ``source``, built in a private temporary directory: py_compile follows
+    links, so it never writes into the project itself."""
     with tempfile.TemporaryDirectory(prefix="mishkan-install-") as tmp:
         src = Path(tmp) / f"{module}.py"
         out = Path(tmp) / "out.pyc"
         src.write_bytes(source)
-        os.utime(src, ns=(mtime_ns, mtime_ns))
         proc = subprocess.run(
-            [python.path, "-I", "-S", "-c", COMPILE_CODE, str(src), str(out), mode],
+            [python.path, "-I", "-S", "-c", COMPILE_CODE, str(src), str(out)],
             capture_output=True,
             text=True,
             timeout=120,
@@ -300,12 +299,23 @@ class Plan:
     hooks_dir: Path
     hooks_base: Directory  # the hooks dir's anchor
     hooks_parts: tuple[str, ...]
+    pycache: Path  # the registered command's bytecode directory: outside the project
+    #: the prefix (or its deepest existing ancestor), opened; None for a
+    #: plugin, whose hook writes its own bytecode there on each machine it runs on
+    cache_base: Directory | None
+    cache_parts: tuple[str, ...]  # from there to the hooks' bytecode directory
     notes: list[str] = field(default_factory=list)
     registration: Registration = SETTINGS
 
     @property
     def plugin(self) -> bool:
         return self.registration is PLUGIN_HOOKS
+
+    @property
+    def cache_dir(self) -> Path:
+        """Where the hooks' bytecode goes: the hooks dir's absolute path under the
+        prefix, as Python's cache_from_source lays it out under sys.pycache_prefix."""
+        return self.pycache.joinpath(*self.hooks_dir.parts[1:])
 
     def rel(self, path: Path) -> str:
         try:
@@ -324,6 +334,8 @@ class Plan:
         self.root.close()
         if self.hooks_base is not self.root:
             self.hooks_base.close()
+        if self.cache_base is not None:
+            self.cache_base.close()
 
 
 def _in_registration_dir(
@@ -346,11 +358,30 @@ def _plan(args: argparse.Namespace) -> Plan:
     if not project.is_dir():
         raise InstallError(f"--project {args.project}: not a directory")
     project = Path(os.path.realpath(project))
+    prefix = Path(os.path.normpath(hook_chain.pycache_dir()))
+    anchor, lead = _deepest_existing(prefix)
+    real = Path(os.path.realpath(anchor)).joinpath(*lead)
+    if real == project or project in real.parents:
+        raise InstallError(
+            f"the bytecode directory {prefix} is inside the project, where a clone could ship "
+            "bytecode: set XDG_CACHE_HOME to a directory outside it"
+        )
     root = Directory.anchor(project)
     where = Path(args.hooks_dir or DEFAULT_HOOKS_DIR).expanduser()
     hooks_dir = Path(os.path.normpath(project / where))
     base, parts = safe_files.locate(project, root, hooks_dir)
-    return Plan(project, root, hooks_dir, base, parts)
+    cache_base = Directory.anchor(anchor)  # the user's own cache: links are theirs to make
+    return Plan(project, root, hooks_dir, base, parts, prefix, cache_base,
+                (*lead, *hooks_dir.parts[1:]))  # fmt: skip
+
+
+def _deepest_existing(path: Path) -> tuple[Path, tuple[str, ...]]:
+    """``path``'s deepest existing ancestor (or itself), and the parts below it."""
+    base, missing = path, []
+    while not base.exists() and base != base.parent:
+        missing.append(base.name)
+        base = base.parent
+    return base, tuple(reversed(missing))
 
 
 def _plugin_plan(args: argparse.Namespace, plugin_dir: Path | None) -> Plan:
@@ -386,7 +417,10 @@ def _plugin_plan(args: argparse.Namespace, plugin_dir: Path | None) -> Plan:
     except BaseException:
         root.close()
         raise
-    return Plan(plugin, root, hooks_dir, root, parts, registration=PLUGIN_HOOKS)
+    # the command runs on every machine the plugin reaches: `$HOME/.cache/...`
+    # there, never this machine's XDG_CACHE_HOME
+    pycache = hook_chain.pycache_dir({})
+    return Plan(plugin, root, hooks_dir, root, parts, pycache, None, (), registration=PLUGIN_HOOKS)
 
 
 # -- the manifest: what install wrote, so uninstall removes only that ---------
@@ -729,7 +763,8 @@ def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
     anywhere fails the whole install, never half of it."""
     for module in MODULES:
         plan.hooks_base.check_target(plan.hooks_parts, f"{module}.py")
-        plan.hooks_base.check_target((*plan.hooks_parts, "__pycache__"), pyc_name(python, module))
+        if plan.cache_base is not None:
+            plan.cache_base.check_target(plan.cache_parts, pyc_name(python, module))
     plan.root.check_target(MANIFEST[:-1], MANIFEST[-1])
     for change in changes:
         if change.changed:
@@ -738,28 +773,60 @@ def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
 
 def _write_module(
     plan: Plan, python: Python, module: str, source: Path, source_bytes: bytes
-) -> bytes:
-    """Copy a shipped module (when it differs) and write its .pyc; returns the .pyc on disk."""
+) -> bytes | None:
+    """Copy a shipped module (when it differs) and write its .pyc into the
+    bytecode directory (outside the project); returns the .pyc on disk. A
+    plugin gets none: its bytecode would be this machine's, under this
+    machine's paths; the hook writes its own on first use wherever the
+    plugin runs (docs/threat_model.md)."""
     name = f"{module}.py"
     target = plan.rel(plan.hooks_dir / name)
     with plan.hooks_base.walk(plan.hooks_parts, create=True) as hooks:
         if hooks.read(name) != source_bytes:
             hooks.write(name, source_bytes, 0o644)
             print(f"copied {source} -> {target}")
-        info = os.stat(name, dir_fd=hooks.fd, follow_symlinks=False)
-        pyc = compile_pyc(python, module, source_bytes, info.st_mtime_ns, hashed=plan.plugin)
-        with hooks.walk(("__pycache__",), create=True) as cache:
-            # The import system trusts a .pyc whose 16-byte header (magic,
-            # flags, source mtime and size, or source hash) matches; the body of two compiles
-            # of one source can differ (frozenset order under -I's random hash
-            # seed), so only the header decides, and a second install writes nothing.
-            existing = cache.read(pyc_name(python, module))
-            if existing is None or existing[:PYC_HEADER] != pyc[:PYC_HEADER]:
-                cache.write(pyc_name(python, module), pyc, 0o644)
-            else:
-                pyc = existing  # what is on disk is what the manifest records
+    if plan.cache_base is None:
+        return None
+    pyc = compile_pyc(python, module, source_bytes)
+    with plan.cache_base.walk(plan.cache_parts, create=True) as cache:
+        # A checked hash-based .pyc's 16-byte header (magic, flags, source hash)
+        # decides; the body of two compiles of one source can differ (frozenset
+        # order under -I's random hash seed), so a second install writes nothing.
+        existing = cache.read(pyc_name(python, module))
+        if existing is None or existing[:PYC_HEADER] != pyc[:PYC_HEADER]:
+            cache.write(pyc_name(python, module), pyc, 0o644)
+        else:
+            pyc = existing  # what is on disk is what the manifest records
     print(f"compiled {target} with {python.path}")
     return pyc
+
+
+def _old_bytecode(plan: Plan, recorded: dict[str, str]) -> tuple[list[FileChange], list[str]]:
+    """Bytecode of the hook's modules in the hooks directory: what an earlier
+    install wrote there (recorded in the manifest) is removed; anything else is
+    named. The registered command never loads either (its bytecode is under
+    the pycache prefix), but a hook run any other way would."""
+    cache_parts = (*plan.hooks_parts, "__pycache__")
+    try:
+        cache = plan.hooks_base.find(cache_parts)
+    except OSError:  # a link or a FIFO there: nothing install wrote, never followed
+        return [], []
+    if cache is None:
+        return [], []
+    removals, foreign = [], []
+    with cache:
+        for entry in cache.names():
+            if not any(entry.startswith(f"{m}.") and entry.endswith(".pyc") for m in MODULES):
+                continue
+            label = plan.rel(plan.hooks_dir / "__pycache__" / entry)
+            pyc = cache.read(entry) if _is_regular(cache, entry) else None
+            if pyc is not None and _sha(pyc) == recorded.get(label):
+                removals.append(
+                    FileChange("hook", label, cache_parts, entry, plan.hooks_base, pyc, None)
+                )
+            else:
+                foreign.append(label)
+    return removals, foreign
 
 
 def _install(plan: Plan, args: argparse.Namespace) -> int:
@@ -783,7 +850,8 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         plan.hooks_dir,
         plan.project,
         mode,
-        hook_chain.PLUGIN_ROOT_REF if plan.plugin else hook_chain.PROJECT_DIR_REF,
+        pycache=plan.pycache,
+        root_ref=hook_chain.PLUGIN_ROOT_REF if plan.plugin else hook_chain.PROJECT_DIR_REF,
     )
     new_manifest: dict[str, Any] = {
         "v": 1,
@@ -821,8 +889,21 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     for module, source in sources.items():
         pyc = _write_module(plan, python, module, source, source_bytes[module])
         copied = plan.rel(plan.hooks_dir / f"{module}.py")
-        cached = plan.rel(plan.hooks_dir / "__pycache__" / pyc_name(python, module))
-        new_manifest["files"].update({copied: _sha(source_bytes[module]), cached: _sha(pyc)})
+        new_manifest["files"][copied] = _sha(source_bytes[module])
+        if pyc is not None:
+            new_manifest["files"][str(plan.cache_dir / pyc_name(python, module))] = _sha(pyc)
+    old_bytecode, foreign = _old_bytecode(plan, new_manifest["files"])
+    for change in old_bytecode:
+        _apply(plan, [change])
+        del new_manifest["files"][change.label]
+        print(f"removed {change.label} (the hook's bytecode is now in {plan.cache_dir})")
+    _remove_empty(plan.hooks_base, (*plan.hooks_parts, "__pycache__"))
+    for label in foreign:
+        print(
+            f"note: {label} is bytecode install did not write: the registered command never "
+            "loads it, but a hook run any other way would; remove it",
+            file=sys.stderr,
+        )
     if any(c.scope == "backup" and c.changed for c in changes):
         print(f"saved the previous {plan.registration.name} as {plan.registration.backup_label}")
     _apply(plan, changes)
@@ -1153,20 +1234,25 @@ def _removals(
             f"{target} is not the file install wrote (edited since, or never installed); "
             "left in place"
         )
-    cache_parts = (*plan.hooks_parts, "__pycache__")
-    cache = plan.hooks_base.find(cache_parts)
-    if cache is None:
-        return removals
-    with cache:
-        for entry in cache.names():
-            if not (entry.startswith(f"{module}.") and entry.endswith(".pyc")):
-                continue
-            pyc = cache.read(entry) if _is_regular(cache, entry) else None
-            label = plan.rel(plan.hooks_dir / "__pycache__" / entry)
-            if pyc is not None and (ours or _sha(pyc) == recorded.get(label)):
-                removals.append(
-                    FileChange("hook", label, cache_parts, entry, plan.hooks_base, pyc, None)
-                )
+    # its bytecode: under the pycache prefix, and in the hooks dir's __pycache__
+    # where installs before issue 20 wrote it
+    for base, parts, where in (
+        (plan.cache_base, plan.cache_parts, plan.cache_dir),
+        (plan.hooks_base, (*plan.hooks_parts, "__pycache__"), plan.hooks_dir / "__pycache__"),
+    ):
+        if base is None:
+            continue
+        cache = base.find(parts)
+        if cache is None:
+            continue
+        with cache:
+            for entry in cache.names():
+                if not (entry.startswith(f"{module}.") and entry.endswith(".pyc")):
+                    continue
+                pyc = cache.read(entry) if _is_regular(cache, entry) else None
+                label = plan.rel(where / entry)
+                if pyc is not None and (ours or _sha(pyc) == recorded.get(label)):
+                    removals.append(FileChange("hook", label, parts, entry, base, pyc, None))
     return removals
 
 
@@ -1195,6 +1281,9 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
         _apply(plan, [change])
         print(f"removed {change.label}")
     _remove_empty(plan.hooks_base, (*plan.hooks_parts, "__pycache__"))
+    _remove_empty(plan.hooks_base, plan.hooks_parts)
+    if plan.cache_base is not None:
+        _remove_empty(plan.cache_base, plan.cache_parts)
     if not plan.plugin:
         _layout_removal(plan, manifest.get("layout") or {}, dry_run=False)
     _apply(plan, changes)

@@ -709,11 +709,10 @@ def _replace_ours(where: Directory, path: Path, text: str) -> None:
 
 
 def lint(path: Path) -> tuple[int, str]:
-    """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output).
-    ``python -m`` puts its working directory first on ``sys.path``, so it runs
-    from ``/``: started in the project, a committed ``mishkan_core/`` there
-    would be imported instead of ours."""
-    argv = [sys.executable, "-m", "mishkan_core", "ingest-lint", os.path.abspath(path)]
+    """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output)."""
+    from mishkan_core.cli import self_command
+
+    argv = self_command("ingest-lint", str(path))  # never `-m`: that imports from the cwd
     try:
         proc = _run(argv, os.sep, None, LINT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -1,4 +1,5 @@
-"""``python -m mishkan_core.ingest_lint``: the same as ``mishkan ingest-lint``."""
+"""``python -I -m mishkan_core.ingest_lint``: the same as ``mishkan ingest-lint`` (``-I``:
+nothing is imported from the working directory, which may be a stranger's repository)."""
 
 from __future__ import annotations
 

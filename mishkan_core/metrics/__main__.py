@@ -1,4 +1,5 @@
-"""``python -m mishkan_core.metrics``: the same as ``mishkan metrics``."""
+"""``python -I -m mishkan_core.metrics``: the same as ``mishkan metrics`` (``-I``: nothing is
+imported from the working directory, which may be a stranger's repository)."""
 
 from __future__ import annotations
 

@@ -91,6 +91,7 @@ def check(harness: Harness, expected_agents: tuple[str, ...]) -> list[Violation]
     out += _chain_order(harness)
     out += _chain_files(harness, sites)
     out += _index_builder(harness, sites)
+    out += _foreign_bytecode(harness, sites)
     out += _graphify_hooks(harness, sites)
     return out
 
@@ -491,7 +492,19 @@ def _compiled_for(
         return
     # relative to the project, as the hook's shell runs it (absolute stays absolute)
     hooks = harness.project / site.expand(command.hooks_dir, harness.project)
-    cache = hooks / "__pycache__"
+    if command.pycache_prefix is None:
+        yield site.violation(
+            "D-009",
+            "hook-bytecode",
+            "registered without a bytecode directory outside the project: the interpreter "
+            f"loads the hook's bytecode from {harness.label(hooks / '__pycache__')}, which a "
+            "clone or a PR can ship (an unchecked .pyc there runs instead of the reviewed source)",
+            f"{INSTALL} (its bytecode goes outside the project, the command loads it from there)",
+        )
+        cache = hooks / "__pycache__"
+    else:
+        prefix = Path(site.expand(command.pycache_prefix, harness.project))
+        cache = prefix.joinpath(*Path(os.path.normpath(hooks)).parts[1:])
     try:
         tags = sorted(
             p.name.split(".")[1]
@@ -501,7 +514,9 @@ def _compiled_for(
     except OSError:
         tags = []
     version = hc.python_version_of(program)
-    if version is None or not (hooks / hc.HOOK_FILE).exists():
+    # a plugin's bytecode is never install's: its hook writes its own there
+    # on its first call on each machine (graphify_nudge.load_code)
+    if version is None or site.plugin_root is not None or not (hooks / hc.HOOK_FILE).exists():
         return
     wanted = f"cpython-{version[0]}{version[1]}"
     if wanted not in tags:
@@ -510,9 +525,76 @@ def _compiled_for(
             "D-009",
             "hook-interpreter",
             f"interpreter is Python {version[0]}.{version[1]} but install compiled "
-            f"{compiled} in {harness.label(cache)}: the hook is compiled on every call",
+            f"{compiled} in {harness.label(cache)}: the hook's first call compiles it "
+            "(about 2.5 interpreter starts) and writes it there; install for that interpreter",
             _install(f"--python {shlex.quote(program)}"),
         )
+
+
+# -- bytecode beside the hook -------------------------------------------------------
+
+
+def _foreign_bytecode(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    """What the import system would load instead of the hook's reviewed source,
+    found beside it: bytecode in its `__pycache__` (install writes the hook's
+    bytecode outside the project, never there), a `.pyc`, a `.so`, or a
+    package named like the hook or its builder. The registered command loads
+    the source by path with bytecode from its pycache prefix, so none of these
+    runs under it; any other way of running the hook (an older registration,
+    `import graphify_nudge` with that directory on sys.path) would run them."""
+    for site, hooks in _hooks_dirs(harness, sites):
+        for path, why in _shadows(hooks):
+            yield site.violation(
+                "D-009",
+                "hook-bytecode",
+                f"{harness.label(path)}: {why} beside the hook that install did not write: a "
+                "registration importing the hook by name from there runs it instead of the "
+                "reviewed source (the registered command loads the source by path)",
+                f"remove it, then {INSTALL}",
+            )
+
+
+def _shadows(hooks: Path) -> Iterator[tuple[Path, str]]:
+    modules = (hc.HOOK_MODULE, hc.BUILDER_MODULE)
+    for folder in (hooks, hooks / "__pycache__"):
+        try:
+            names = sorted(p.name for p in folder.iterdir())
+        except OSError:
+            continue
+        for name in names:
+            stem = name.split(".", 1)[0]
+            if stem not in modules:
+                continue
+            path = folder / name
+            if name.endswith(".pyc"):
+                yield path, _bytecode_kind(path, hooks / f"{stem}.py")
+            elif name.endswith(".so") and folder == hooks:
+                yield path, "an extension module (imported before any .py)"
+            elif name == stem and folder == hooks:
+                yield path, "a package of that name (imported before the .py)"
+
+
+def _bytecode_kind(pyc: Path, source: Path) -> str:
+    """How the interpreter would take this .pyc: its flags and, for one that
+    is checked against its source, whether its header matches the source."""
+    from mishkan_core.safe_files import read_head
+
+    try:
+        header = read_head(pyc, 16)
+        info = source.stat()
+    except OSError:
+        return "bytecode"
+    flags = int.from_bytes(header[4:8], "little") if len(header) == 16 else -1
+    if flags == 1:
+        return "unchecked hash-based bytecode (run whatever the source says)"
+    if flags == 3:
+        return "hash-based bytecode (its body is not checked, only its header)"
+    if flags == 0:
+        mtime, size = (int.from_bytes(header[i : i + 4], "little") for i in (8, 12))
+        if (mtime, size) == (int(info.st_mtime) & 0xFFFFFFFF, info.st_size & 0xFFFFFFFF):
+            return "bytecode whose header matches the source's mtime and size (a tarball sets both)"
+        return "stale bytecode that does not match its source"
+    return "a file that is not bytecode"
 
 
 # -- the chain ---------------------------------------------------------------
@@ -610,15 +692,8 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
 # -- the index builder beside the hook -----------------------------------------
 
 
-def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
-    """The hook builds its graph index by spawning graphify_nudge_index.py from
-    its own directory. Without it the hook still works, as without an index;
-    a harness that runs so on purpose says it: MISHKAN_GRAPHIFY_INDEX=off."""
-    from mishkan_core.routing.refresh import hook_environ
-    from mishkan_core.safe_files import read_regular
-
-    if hook_environ(harness).get("MISHKAN_GRAPHIFY_INDEX", "").strip().lower() == "off":
-        return
+def _hooks_dirs(harness: Harness, sites: list[Site]) -> Iterator[tuple[Site, Path]]:
+    """Each directory a registered hook runs from, once, with its first site."""
     seen: set[Path] = set()
     for site in _first_per_command(sites):
         try:
@@ -631,9 +706,21 @@ def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
         if where is None:
             continue
         hooks = harness.project / site.expand(where, harness.project)  # absolute stays absolute
-        if hooks in seen:
-            continue
-        seen.add(hooks)
+        if hooks not in seen:
+            seen.add(hooks)
+            yield site, hooks
+
+
+def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
+    """The hook builds its graph index by spawning graphify_nudge_index.py from
+    its own directory. Without it the hook still works, as without an index;
+    a harness that runs so on purpose says it: MISHKAN_GRAPHIFY_INDEX=off."""
+    from mishkan_core.routing.refresh import hook_environ
+    from mishkan_core.safe_files import read_regular
+
+    if hook_environ(harness).get("MISHKAN_GRAPHIFY_INDEX", "").strip().lower() == "off":
+        return
+    for site, hooks in _hooks_dirs(harness, sites):
         try:  # a FIFO planted there never blocks the check
             hook = read_regular(hooks / hc.HOOK_FILE, limit=8 * 1024 * 1024)
         except OSError:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
+import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from tests.e2e.harness import (
     Claude,
     Project,
     ScenarioRun,
+    base_path,
     make_project,
     run_scenario,
     scenario,
@@ -299,7 +301,34 @@ def probe(
         bare, "fm-PreToolUse"
     )
     result.notes["results"] = sum(1 for e in run_.cli.events() if e.get("type") == "result")
+    f.update(_probe_validate(claude, root / "validate", project.home))
     return result
+
+
+def _probe_validate(claude: Claude | Path, root: Path, home: Path) -> dict[str, bool]:
+    """`claude plugin validate` on a plugin whose hooks.json has a string
+    timeout: does it read hooks.json, and does it know `--strict`?"""
+    (root / ".claude-plugin").mkdir(parents=True)
+    (root / ".claude-plugin" / "plugin.json").write_text(
+        json.dumps({"name": "probe", "version": "1.0.0", "description": "probe"})
+    )
+    (root / "hooks").mkdir()
+    broken = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
+        {"type": "command", "command": "true", "timeout": "10"}]}]}}  # fmt: skip
+    (root / "hooks" / "hooks.json").write_text(json.dumps(broken))
+    env = {"HOME": str(home), "PATH": base_path(), "DISABLE_AUTOUPDATER": "1"}
+
+    def validate(*flags: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(claude), "plugin", "validate", *flags, str(root)],
+                              capture_output=True, text=True, timeout=120, env=env,
+                              check=False)  # fmt: skip
+
+    plain = validate()
+    strict = validate("--strict")
+    return {
+        "plugin_validate_hooks": plain.returncode == 1 and "timeout" in plain.stdout,
+        "plugin_validate_strict": "unknown option '--strict'" not in strict.stderr,
+    }
 
 
 def _npm_versions() -> list[str]:

@@ -134,11 +134,9 @@ def test_runs_under_every_supported_python(hook: Hook, fresh_graph: Path, versio
 
 
 def test_recommended_registration_runs_the_same_hook(hook: Hook, fresh_graph: Path) -> None:
-    command = [
-        sys.executable, "-I", "-S", "-c",
-        "import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;graphify_nudge.main()",
-        str(HOOK.parent),
-    ]  # fmt: skip
+    from mishkan_core.hook_chain import IMPORT_CODE
+
+    command = [sys.executable, "-I", "-S", "-B", "-c", IMPORT_CODE, str(HOOK.parent)]
     data = json.dumps(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})).encode()
     result = subprocess.run(
         command, input=data, capture_output=True, env=hook.env, timeout=30, check=False

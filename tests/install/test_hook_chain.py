@@ -54,8 +54,9 @@ def test_command_round_trip() -> None:
 
 
 def test_hooks_dir_outside_and_odd_names_are_quoted() -> None:
-    outside = hc.hook_command("/py", Path("/shared hooks"), Path("/p"), "off")
-    assert outside.endswith(" '/shared hooks' --mode=off")
+    outside = hc.hook_command("/py", Path("/shared hooks"), Path("/p"), "off", pycache=Path("/c c"))
+    assert outside.endswith(" '/shared hooks' '/c c' --mode=off")
+    assert hc.parse_command(outside).pycache_prefix == "/c c"
     odd = hc.hook_command("/py", Path('/p/a "b'), Path("/p"), "telemetry")
     assert hc.expand(hc.parse_command(odd).hooks_dir or "", Path("/p")) == '/p/a "b'
 

@@ -64,6 +64,10 @@ COMPONENTS = [
     ("payload/mishkan/hooks", True),
     ("payload/mishkan/hooks/graphify_nudge.py", False),
     ("payload/mishkan/hooks/graphify_nudge_index.py", False),
+]  # fmt: skip
+#: where installs before issue 20 wrote the hook's bytecode: install writes
+#: nothing there now (the bytecode goes outside the project), nor follows a link
+NOT_WRITTEN = [
     ("payload/mishkan/hooks/__pycache__", True),
     (f"payload/mishkan/hooks/__pycache__/graphify_nudge.{sys.implementation.cache_tag}.pyc", False),
     (f"payload/mishkan/hooks/__pycache__/graphify_nudge_index.{sys.implementation.cache_tag}.pyc",
@@ -108,6 +112,21 @@ def test_a_link_at_any_component_is_refused(
         assert code == 2, err
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
         assert _tree(world) == before  # nothing written anywhere, nothing half-installed
+    assert (world / "victim").read_bytes() == b"VICTIM\n"
+    assert list((world / "victim_dir").iterdir()) == []
+    assert not (world / "outside_created").exists()
+
+
+@pytest.mark.parametrize("dangling", [False, True], ids=["to-victim", "dangling"])
+@pytest.mark.parametrize("component", NOT_WRITTEN, ids=[c[0] for c in NOT_WRITTEN])
+def test_a_link_where_bytecode_once_went_is_never_followed(
+    world: Path, component: tuple[str, bool], dangling: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rel, is_dir = component
+    _plant_link(world, rel, is_dir, dangling)
+    code, err = _install(world / "p", capsys)
+    assert code == 0, err
+    assert (world / "p" / rel).is_symlink()
     assert (world / "victim").read_bytes() == b"VICTIM\n"
     assert list((world / "victim_dir").iterdir()) == []
     assert not (world / "outside_created").exists()

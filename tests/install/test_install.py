@@ -51,6 +51,16 @@ def _run(
     return run_cli(MODULE, argv, capsys)
 
 
+def _bytecode_dir(project: Path) -> Path:
+    """Where install writes the hooks' bytecode: outside the project."""
+    hooks = project.resolve() / "payload" / "mishkan" / "hooks"
+    return hook_chain.pycache_dir().joinpath(*hooks.parts[1:])
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def _settings(project: Path) -> Path:
     return project / ".claude" / "settings.json"
 
@@ -107,12 +117,10 @@ def test_a_second_install_writes_nothing(project: Path, capsys: pytest.CaptureFi
 
     def snapshot() -> dict[str, tuple[bytes, int, int]]:
         found = {}
-        for path in sorted(project.rglob("*")):
+        for path in sorted([*project.rglob("*"), *_bytecode_dir(project).rglob("*")]):
             if path.is_file() and not path.is_symlink():
                 info = path.stat()
-                found[str(path.relative_to(project))] = (
-                    path.read_bytes(), info.st_ino, info.st_mtime_ns,
-                )  # fmt: skip
+                found[str(path)] = (path.read_bytes(), info.st_ino, info.st_mtime_ns)
         return found
 
     before = snapshot()
@@ -227,8 +235,14 @@ def test_command_form(project: Path, capsys: pytest.CaptureFixture[str]) -> None
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command == (
-        f"{PYTHON} -I -S -c 'import sys;sys.path.insert(0,sys.argv[1]);import graphify_nudge;"
-        'graphify_nudge.main()\' "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" --mode=telemetry'
+        f"{PYTHON} -I -S -B -c "
+        "'import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
+        'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null";'
+        "w=sys.dont_write_bytecode;sys.dont_write_bytecode=not p;"
+        's=e.spec_from_file_location("graphify_nudge",a[1]+"/graphify_nudge.py");'
+        'm=b.module_from_spec(s);sys.modules["graphify_nudge"]=m;s.loader.exec_module(m);'
+        "m._pycache=p;sys.pycache_prefix=None;sys.dont_write_bytecode=w;m.main()' "
+        f'"$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" {hook_chain.pycache_dir()} --mode=telemetry'
     )
     assert "SessionStart" in doc["hooks"] and "matcher" not in doc["hooks"]["SessionStart"][0]
 
@@ -240,7 +254,7 @@ def test_hooks_dir_outside_the_project_is_absolute(
     assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.endswith(f" '{outside}' --mode=telemetry")
+    assert command.endswith(f" '{outside}' {hook_chain.pycache_dir()} --mode=telemetry")
     assert (outside / "graphify_nudge.py").exists()
 
 
@@ -253,11 +267,14 @@ def test_copy_matches_source_and_is_precompiled(
     for module in ("graphify_nudge", "graphify_nudge_index"):
         target = project / "payload" / "mishkan" / "hooks" / f"{module}.py"
         assert target.read_bytes() == inst.source_of(module).read_bytes()
-        pyc = Path(importlib.util.cache_from_source(str(target)))
-        for written in (target, pyc):
-            label = written.relative_to(project).as_posix()
-            assert manifest[label] == hashlib.sha256(written.read_bytes()).hexdigest()
+        pyc = _bytecode_dir(project) / f"{module}.{sys.implementation.cache_tag}.pyc"
+        assert manifest[target.relative_to(project).as_posix()] == _sha(target)
+        assert manifest[str(pyc)] == _sha(pyc)
+        flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
+        assert flags == 3  # checked hash-based: it runs only for this very source
+        assert importlib.util.source_hash(target.read_bytes()) == pyc.read_bytes()[8:16]
     assert len(manifest) == 4
+    assert not (project / "payload" / "mishkan" / "hooks" / "__pycache__").exists()
 
 
 def test_an_install_from_before_the_builder_gains_it(
@@ -288,7 +305,7 @@ def test_precompiled_by_the_target_interpreter(
 ) -> None:
     code, _out, _err = _run(project, capsys, python="python3.9")
     assert code == 0
-    cache = project / "payload" / "mishkan" / "hooks" / "__pycache__"
+    cache = _bytecode_dir(project)
     assert sorted(p.name for p in cache.iterdir()) == [
         "graphify_nudge.cpython-39.pyc", "graphify_nudge_index.cpython-39.pyc",
     ]  # fmt: skip

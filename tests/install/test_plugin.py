@@ -2,8 +2,8 @@
 
 The plugin's ``hooks/hooks.json`` gets the registration, with the plugin's
 own directory named ``${CLAUDE_PLUGIN_ROOT}``; the hook and its builder go
-beside it, precompiled as checked-hash ``.pyc`` files (the CLI copies a
-plugin into its cache without keeping mtimes). The same guarantees as the
+beside it, with no bytecode: on each machine the hook writes its own under
+the user's ``~/.cache/mishkan/pycache`` on its first call. The same guarantees as the
 other scopes: merged with the plugin's hooks in D-004's order, idempotent,
 and undone byte for byte. The real CLI's view of it (``claude plugin
 validate``, a session with ``--plugin-dir``, the cache copy) is
@@ -12,7 +12,9 @@ tests/e2e/test_e2e_plugin.py.
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -104,10 +106,16 @@ def test_registers_in_the_plugin_after_security_and_model_route(
     assert roles == [hook_chain.SECURITY, hook_chain.MODEL_ROUTE, hook_chain.NUDGE]
     assert {h.event for h in _ours(doc)} == set(hook_chain.EVENTS)
     command = hook_chain.hook_command(
-        PYTHON, plugin / "hooks", plugin, "advise", hook_chain.PLUGIN_ROOT_REF
+        PYTHON,
+        plugin / "hooks",
+        plugin,
+        "advise",
+        pycache=hook_chain.pycache_dir({}),
+        root_ref=hook_chain.PLUGIN_ROOT_REF,
     )
     assert {h.command for h in _ours(doc)} == {command}
-    assert '"${CLAUDE_PLUGIN_ROOT}/hooks" --mode=advise' in command
+    # the bytecode directory is the one of the machine the hook runs on
+    assert '"${CLAUDE_PLUGIN_ROOT}/hooks" "$HOME/.cache/mishkan/pycache" --mode=advise' in command
     parsed = hook_chain.parse_command(command)
     assert parsed.form == "import" and parsed.hooks_dir == "${CLAUDE_PLUGIN_ROOT}/hooks"
     # the plugin's own post hook is kept, and our groups (hook_chain.GROUPS)
@@ -175,31 +183,67 @@ def test_uninstall_keeps_what_the_author_added_since(
     assert "pre-install copy stays at hooks/hooks.json.mishkan-backup" in err
 
 
-def test_the_pyc_is_checked_hash_and_survives_a_copy_that_resets_mtimes(
+def test_the_plugin_ships_no_bytecode_and_its_hook_caches_its_own_outside_it(
     plugin: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``claude plugin install`` copies the plugin into its cache with new
-    mtimes (CLI 2.1.197); a timestamp .pyc would then be recompiled on every
-    machine. Install writes checked-hash ones (PEP 552 flags 0b11)."""
+    """A .pyc shipped in the plugin would be code nobody reviews (a checked-hash
+    one carries its source's hash, not its source: any code object passes),
+    and one made on this machine is keyed to this machine's paths. So install
+    writes none into the plugin; on each machine, the hook's first call writes
+    its bytecode under that user's ``$HOME/.cache/mishkan/pycache`` (at the
+    path the CLI copied the plugin to, with new mtimes), and later calls load
+    it. A .pyc planted in the plugin's ``__pycache__`` never runs."""
     assert _run(plugin, capsys)[0] == 0
-    cache = plugin / "hooks" / "__pycache__"
-    pycs = sorted(cache.glob("*.pyc"))
-    assert [p.name.split(".")[0] for p in pycs] == ["graphify_nudge", "graphify_nudge_index"]
-    for pyc in pycs:
-        assert int.from_bytes(pyc.read_bytes()[4:8], "little") == 0b11
-    copy = tmp_path / "cache" / "mishkan" / "1.0.0"
+    assert not (plugin / "hooks" / "__pycache__").exists()
+    (command,) = {str(h.command) for h in _ours(_hooks_json(plugin))}
+    copy = tmp_path / "home" / ".claude" / "plugins" / "cache" / "m" / "mishkan" / "1.0.0"
     shutil.copytree(plugin, copy, copy_function=shutil.copyfile)  # contents, not mtimes
-    os.utime(copy / "hooks" / "graphify_nudge.py", (1_000_000_000, 1_000_000_000))
-    code = f"import sys;sys.path.insert(0,{str(copy / 'hooks')!r});import graphify_nudge"
-    proc = subprocess.run(
-        [PYTHON, "-I", "-S", "-v", "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    pyc = copy / "hooks" / "__pycache__" / pycs[0].name
-    assert f"# {pyc} matches " in proc.stderr
-    assert "# wrote " not in proc.stderr  # used as shipped, not recompiled
+    planted = copy / "hooks" / "__pycache__"
+    planted.mkdir()
+    evil = compile("import os\nos.write(1, b'PLANTED')\n", "graphify_nudge.py", "exec")
+    for tag in (
+        sys.implementation.cache_tag,
+        f"cpython-{sys.version_info[0]}{sys.version_info[1]}",
+    ):
+        # an unchecked-hash .pyc: the import system would run it for any source
+        (planted / f"graphify_nudge.{tag}.pyc").write_bytes(
+            importlib.util.MAGIC_NUMBER + (0b01).to_bytes(4, "little") + bytes(8)
+            + marshal.dumps(evil)
+        )  # fmt: skip
+    home = tmp_path / "home"
+    project = tmp_path / "work"
+    project.mkdir()
+    payload = json.dumps({"hook_event_name": "SessionStart", "session_id": "s1",
+                          "source": "startup", "cwd": str(project)})  # fmt: skip
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(home), "CLAUDE_PLUGIN_ROOT": str(copy),
+           "CLAUDE_PROJECT_DIR": str(project)}  # fmt: skip
+    cached = home / ".cache" / "mishkan" / "pycache" / str(copy / "hooks").lstrip("/")
+    runs = []
+    for _ in range(2):
+        runs.append(
+            subprocess.run(
+                ["/bin/sh", "-c", command.replace(" -I -S -B ", " -I -S -B -v ", 1)],
+                input=payload,
+                capture_output=True,
+                text=True,
+                env=env,
+                cwd=str(project),
+                timeout=60,
+                check=False,
+            )
+        )
+        assert (runs[-1].returncode, runs[-1].stdout) == (0, ""), runs[-1].stderr
+    names = sorted(p.name for p in cached.glob("*.pyc"))
+    assert names == [f"graphify_nudge.{sys.implementation.cache_tag}.pyc"]
+    assert f"# created '{cached / names[0]}'" in runs[0].stderr
+    assert f"# {cached / names[0]} matches " in runs[1].stderr
+    assert "# created " not in runs[1].stderr
+    assert "PLANTED" not in runs[0].stderr + runs[1].stderr
+    # nothing else wrote bytecode (the standard library keeps its own)
+    assert sorted(p.name for p in (home / ".cache").rglob("*.pyc")) == names
+    lines = [json.loads(line) for p in (project / ".mishkan" / "telemetry").glob("*.jsonl")
+             for line in p.read_text().splitlines()]  # fmt: skip
+    assert [e["event"] for e in lines] == ["session_start", "session_start"]
 
 
 def test_the_registered_command_runs_with_the_plugin_root_the_cli_exports(

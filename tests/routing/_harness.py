@@ -2,8 +2,9 @@
 
 :func:`build` lays out what a MISHKAN machine has: a git project with the
 good settings (security, model-route, then graphify-nudge as install writes
-it, interpreter ``@PYTHON@`` replaced by the real one), the hook file and its
-``.pyc`` compiled by that interpreter, six agents, graphify's four refresh
+it, interpreter ``@PYTHON@`` replaced by the real one and ``@NUDGE_ARGS@`` by
+the registered command's options and code), the hook file and its ``.pyc``
+compiled by that interpreter into the bytecode directory, six agents, graphify's four refresh
 hooks in ``.git/hooks``, one graph in ``.graphify/`` with
 ``graphify-out`` linked to it; an empty user directory
 (``~/.claude``) and an empty managed directory (``/etc/claude-code``).
@@ -13,8 +14,10 @@ hooks in ``.git/hooks``, one graph in ``.graphify/`` with
 
 from __future__ import annotations
 
+import json
 import os
 import py_compile
+import shlex
 import shutil
 import subprocess
 import sys
@@ -23,13 +26,26 @@ from pathlib import Path
 
 import pytest
 
-from mishkan_core import graph_refresh
+from mishkan_core import graph_refresh, hook_chain
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GOOD = FIXTURES / "harness" / "good"
 PYTHON = os.path.realpath(sys.executable)
 GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+
+
+def nudge_args() -> str:
+    """What `mishkan install` writes after the interpreter, as it stands in a
+    JSON string: `-I -S -B -c '<code>'`."""
+    command = hook_chain.hook_command("py", Path("/h"), Path("/p"), "advise")
+    return json.dumps(command[len("py ") : command.index(" /h")])[1:-1]
+
+
+def pycache_arg() -> str:
+    """The bytecode directory install names after the hooks dir (under the test
+    session's XDG_CACHE_HOME), as it stands in a JSON string."""
+    return json.dumps(shlex.quote(str(hook_chain.pycache_dir())))[1:-1]
 
 
 @dataclass
@@ -54,7 +70,9 @@ class World:
 
     def subst(self, text: str) -> str:
         return (
-            text.replace("@PYTHON@", PYTHON)
+            text.replace("@NUDGE_ARGS@", nudge_args())
+            .replace("@PYCACHE@", pycache_arg())
+            .replace("@PYTHON@", PYTHON)
             .replace("@PROJECT@", str(self.project))
             .replace("@USER@", str(self.user))
             .replace("@HOME@", str(self.home))
@@ -111,10 +129,13 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     import graphify_nudge
     import graphify_nudge_index
 
+    cache = hook_chain.pycache_dir().joinpath(*hooks.parts[1:])
     for module in (graphify_nudge, graphify_nudge_index):  # as `mishkan install` puts them
         target = hooks / Path(str(module.__file__)).name
         shutil.copyfile(str(module.__file__), target)
-        py_compile.compile(str(target), doraise=True)
+        pyc = cache / f"{target.stem}.{sys.implementation.cache_tag}.pyc"
+        mode = py_compile.PycInvalidationMode.CHECKED_HASH
+        py_compile.compile(str(target), cfile=str(pyc), doraise=True, invalidation_mode=mode)
     world.user.mkdir(parents=True)
     world.managed.mkdir()
     git(world.project, "init", "-q")
