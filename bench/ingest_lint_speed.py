@@ -7,7 +7,8 @@ baseline measured in the same run.
 ``--by-family`` (issue 24) measures MB/s on one core per family of every labelled
 document (the shared corpus, the wider corpus, the shape fixtures; rejects by D-008
 family, accepts as one), against the baseline in the same run; the bar is 15 MB/s on
-the slowest family.
+the slowest family. ``--baseline-rev`` may be given more than once there: every
+baseline alternates with this checkout in each round, and each gets its columns.
 
 Each measurement is a fresh worker process pinned to one core that lints the
 whole corpus ``--repeat`` times (read from disk, parse, detect, decide) and keeps
@@ -90,15 +91,19 @@ def family_worker(package_root: str, listing: str, repeat: int) -> None:
 def by_family(args: argparse.Namespace, corpus: Path) -> int:
     """MB/s per family, this checkout against the baseline, alternating (see main)."""
     groups = family_files(corpus)
+    revs = [] if args.no_baseline else _revs(args)
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "families.json"
         listing.write_text(json.dumps(groups), encoding="utf-8")
-        baseline = None if args.no_baseline else package_at(args.baseline_rev, Path(tmp))
-        runs: dict[str, list[dict[str, dict[str, float]]]] = {"this": [], "base": []}
+        arms: list[tuple[str, Path]] = [("this", REPO)]
+        for k, rev in enumerate(revs):
+            (Path(tmp) / f"rev{k}").mkdir()
+            root = package_at(rev, Path(tmp) / f"rev{k}")
+            if root is not None:
+                arms.append((rev, root))
+        runs: dict[str, list[dict[str, dict[str, float]]]] = {arm: [] for arm, _ in arms}
         for _ in range(args.rounds):
-            for arm, root in (("this", REPO), ("base", baseline)):
-                if root is None:
-                    continue
+            for arm, root in arms:
                 done = subprocess.run(
                     [
                         sys.executable,
@@ -120,10 +125,11 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         f"Python {platform.python_version()}; {args.rounds} rounds, best of {args.repeat} "
         "passes each, one core, CPU time"
     )
-    print(
-        f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s} "
-        f"{'base MB/s':>9s} {'ratio':>6s}"
-    )
+    bases = [arm for arm, _ in arms[1:]]
+    head = "".join(f" {rev[:9]:>9s} {'ratio':>6s}" for rev in bases)
+    print(f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s}{head}")
+    if bases:
+        print("(each baseline: its median MB/s, then this checkout's median ratio to it)")
     slowest = float("inf")
     for family, files in groups.items():
         size = runs["this"][0][family]["bytes"]
@@ -131,22 +137,22 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         rate = statistics.median(rates)
         low = sorted(rates)[max(0, int(0.05 * len(rates)))]
         slowest = min(slowest, rate)
-        base = ""
-        ratio = ""
-        if runs["base"]:
-            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs["base"])
-            base = f"{base_rate:9.1f}"
-            ratio = f"{rate / base_rate:6.2f}"
-        print(
-            f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f} {base:>9s} "
-            f"{ratio:>6s}"
-        )
+        columns = ""
+        for rev in bases:
+            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs[rev])
+            columns += f" {base_rate:9.1f} {rate / base_rate:6.2f}"
+        print(f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f}{columns}")
     ok = slowest >= FAMILY_BAR_MB_S
     print(
         f"slowest family: {slowest:.1f} MB/s; bar >= {FAMILY_BAR_MB_S:.0f} MB/s on every family: "
         f"{'met' if ok else 'NOT met'} here"
     )
     return 0 if ok else 1
+
+
+def _revs(args: argparse.Namespace) -> list[str]:
+    """The baselines asked for (``--baseline-rev`` repeated), else the default one."""
+    return list(args.baseline_rev or [BASELINE_REV])
 
 
 def worker(package_root: str, corpus: str, repeat: int) -> None:
@@ -223,7 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", default=default)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--baseline-rev", default=BASELINE_REV)
+    parser.add_argument(
+        "--baseline-rev",
+        action="append",
+        help=f"a commit to compare with (default {BASELINE_REV}); "
+        "with --by-family, repeat it for several",
+    )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--by-family", action="store_true", help="MB/s per family (issue 24)")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
@@ -247,7 +258,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.python_version()}; {args.rounds} rounds, best of {args.repeat} passes each"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        baseline = None if args.no_baseline else package_at(args.baseline_rev, Path(tmp))
+        baseline_rev = _revs(args)[0]
+        baseline = None if args.no_baseline else package_at(baseline_rev, Path(tmp))
         current: list[dict[str, float]] = []
         base: list[dict[str, float]] = []
         for _ in range(args.rounds):
@@ -267,8 +279,7 @@ def main(argv: list[str] | None = None) -> int:
     if base:
         ratios = [b["cpu"] / c["cpu"] for b, c in zip(base, current)]
         print(
-            f"baseline {args.baseline_rev}: {rate(base):6.1f} MB/s  "
-            f"(rejected {base[0]['rejected']:.0f})"
+            f"baseline {baseline_rev}: {rate(base):6.1f} MB/s  (rejected {base[0]['rejected']:.0f})"
         )
         print(
             f"speed-up over the baseline: median {statistics.median(ratios):.2f}x, "
