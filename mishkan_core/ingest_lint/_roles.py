@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from itertools import compress, repeat
-from operator import not_
+from operator import not_, truediv
 
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._properties import printed_key
@@ -180,6 +180,31 @@ def is_page_markup(line: str) -> bool:
     return len(bare) < len(line) and len(bare.strip()) <= 0.5 * len(line)
 
 
+#: the width of a line of prose: a longer line weighs more (the backstop, the prose measure)
+LINE = 80.0
+
+
+def stripped_lines(block: Block) -> list[str]:
+    """The block's lines, stripped (cached on the block: the roles and the widths read
+    them); read it, never change it."""
+    cached = block.cache.get("stripped")
+    if isinstance(cached, list):
+        return cached
+    out = block.cache["stripped"] = list(map(str.strip, block.lines))
+    return out
+
+
+def widths(block: Block) -> list[float]:
+    """Each line's width, ``max(1.0, len(line.strip()) / LINE)``, computed for the block at
+    once in C (cached); read it, never change it."""
+    cached = block.cache.get("widths")
+    if isinstance(cached, list):
+        return cached
+    lengths = map(truediv, map(len, stripped_lines(block)), repeat(LINE))
+    out = block.cache["widths"] = list(map(max, repeat(1.0), lengths))
+    return out
+
+
 def line_roles(block: Block) -> list[int]:
     """A role per line of the block (blank lines are NEUTRAL), cached on the block (the
     backstop and the line's prose measure both ask); read it, never change it."""
@@ -195,7 +220,7 @@ def _line_roles(block: Block, *, settle: bool = True) -> list[int]:
     ``_settle`` must agree with, tests/ingest_lint/test_fast_paths.py)."""
     lines = block.lines
     fenced = block.fenced
-    stripped = list(map(str.strip, lines))
+    stripped = stripped_lines(block)
     sentence = [False] * len(lines)
     out = [MACHINE] * len(lines)
     phrases: list[int] = []  # lines that are phrases, not sentences

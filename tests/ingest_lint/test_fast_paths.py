@@ -66,3 +66,94 @@ def test_settled_roles_are_each_line_s_own(lines: list[str], fenced: bool, long:
     lines = [*lines, "a.b(c)" * long, "the x " * long]
     block = Block(0, 1, lines, fenced)
     assert _line_roles(block) == _line_roles(block, settle=False)
+
+
+# --------------------------------------------------------------------------- properties
+
+#: pieces of listing lines the shape model's properties look for
+NAMES = [
+    "a", "ab", "Ab", "AB", "aB", "a_b", "_a", "a.b", "a::b", "a->b", "a#b", "f(", "f()",
+    "$x", "0x1f", "0x", "12", "1.2.3", "é", "日本", "ΣΑ", "x@y.org", "https://x.org/a_b",
+    " ", "  ", "   ", "\t", "\u00a0", "\u2003", "-", "->", "=>", "→", "<-", " calls ",
+    " imports ", " used by ", "call", "use", "├──", "└─┬", "│ ", "|-- ", "`-- ", "+-", ":",
+    ",", ";", "(", ")", "[", "]", "{", "}", '"s"', "'s'", "\x00", "\udcff",
+]  # fmt: skip
+_LISTING_LINE = st.lists(st.sampled_from(NAMES), max_size=16).map("".join)
+
+
+def _plain_properties(lines: list[str]) -> tuple[int, int, int, list[set[int]]]:
+    """The sample's code names, edge lines, tree lines and field starts, each line read
+    on its own as issue 24's first shape model read it (the reference)."""
+    from mishkan_core.ingest_lint._properties import _CODE_WORD, _EDGE, _TREE
+
+    named = edges = tree = 0
+    starts = []
+    for line in lines:
+        tokens = line.split()
+        named_in = line
+        if "@" in line or "://" in line:
+            named_in = " ".join(t for t in tokens if "://" not in t and "@" not in t)
+        named += min(len(tokens), len(_CODE_WORD.findall(named_in)))
+        edges += _EDGE.search(named_in) is not None
+        tree += _TREE.match(line) is not None
+        text = line.expandtabs(8) if "\t" in line else line
+        found, at = set(), text.find("  ")
+        while at >= 0:
+            end = at + 2
+            while end < len(text) and text[end] == " ":
+                end += 1
+            if end < len(text):
+                found.add(end)
+            at = text.find("  ", end)
+        starts.append(found)
+    return named, edges, tree, starts
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LISTING_LINE, min_size=1, max_size=20))
+def test_the_properties_read_as_each_line_on_its_own(lines: list[str]) -> None:
+    from mishkan_core.ingest_lint._properties import _FIELD, _TREE, _edges, _named
+
+    tokens = [line.split() for line in lines]
+    named, edges, tree, starts = _plain_properties(lines)
+    assert _named(lines, tokens) == named
+    assert _edges(lines, tokens) == edges
+    assert sum(_TREE.match(line.lstrip(" \t")) is not None for line in lines) == tree
+    expanded = [line.expandtabs(8) if "\t" in line else line for line in lines]
+    assert [{m.end() - 1 for m in _FIELD.finditer(text)} for text in expanded] == starts
+
+
+# --------------------------------------------------------------------------- the backstop
+
+
+def test_a_fence_s_machine_lines_add_up_together_as_one_by_one() -> None:
+    from mishkan_core.ingest_lint._detectors.machine_shape import _shape
+
+    measured = 0
+    for doc in _documents():
+        blocks = doc.blocks
+        # no sentence is boilerplate, or the document's first few are
+        some = {line.strip() for line in doc.lines[doc.body_start : doc.body_start + 9]}
+        for stamped in (set(), some):
+            assert _shape(blocks, stamped) == _shape(blocks, stamped, together=False), doc.path
+        measured += 1
+    assert measured > 500
+
+
+_BLOCK = st.tuples(
+    st.lists(_LINE | _LISTING_LINE, max_size=12), st.booleans(), st.sampled_from(["", "json"])
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_BLOCK, max_size=6))
+def test_generated_fences_add_up_together_as_one_by_one(
+    parts: list[tuple[list[str], bool, str]],
+) -> None:
+    from mishkan_core.ingest_lint._detectors.machine_shape import _shape
+
+    blocks = [
+        Block(k, 1 + 20 * k, lines, fenced, info=lang if fenced else "")
+        for k, (lines, fenced, lang) in enumerate(parts)
+    ]
+    assert _shape(blocks, set()) == _shape(blocks, set(), together=False)
