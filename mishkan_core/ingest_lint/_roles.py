@@ -146,6 +146,18 @@ def code_shaped(line: str) -> bool:
     return bool(first and first[0] in KEYWORDS) or _CODE_MARK.search(line) is not None
 
 
+def plainly_code(lines: list[str]) -> list[bool]:
+    """For each line, is ``code_shaped`` true without its pattern: a mark of code, and
+    no e-mail address or URL for it to take out first? Told for all lines in C."""
+    quick = list(map(bool, _bytes_of(lines, _IDENTITY, _NOT_CODE_CHAR)))
+    joined = "\n".join(lines)
+    for piece in ("@", "://"):
+        if piece in joined:
+            for i in compress(range(len(lines)), map(str.__contains__, lines, repeat(piece))):
+                quick[i] = False
+    return quick
+
+
 def is_wordy(line: str) -> bool:
     """Words written for a reader without a sentence's grammar: a bullet like
     "Robust C99 implementation", a row "| Build resources | Michael Dawson |", a
@@ -364,21 +376,21 @@ def _settle(
             out[i] = NEUTRAL
         else:
             listing.append(i)
-    # the last: in a fence, a mark of code (no "@" or "://", which code_shaped reads with
-    # a pattern) or no phrase; outside, no markup and no phrase: MACHINE, which ``out``
-    # holds already
+    # the last: in a fence, code_shaped's quick answer or no phrase (is_wordy's first);
+    # outside, no markup and no phrase: MACHINE, which ``out`` holds already
     last: set[int] = set()
-    for piece in ("@", "://") if fenced else ("<", "["):
-        if piece in text:
-            last.update(
-                compress(
-                    listing,
-                    map(str.__contains__, map(stripped.__getitem__, listing), repeat(piece)),
-                )
-            )
     if fenced:
-        marked = _bytes_of(stripped, _IDENTITY, _NOT_CODE_CHAR)
-        listing = [i for i in listing if not marked[i] and i not in last]
+        quick = plainly_code(stripped)
+        listing = [i for i in listing if not quick[i]]
+    else:
+        for piece in ("<", "["):
+            if piece in text:
+                last.update(
+                    compress(
+                        listing,
+                        map(str.__contains__, map(stripped.__getitem__, listing), repeat(piece)),
+                    )
+                )
     if listing:
         letters = _bytes_of(stripped, _LETTERS)
         last.update(

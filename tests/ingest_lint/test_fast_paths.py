@@ -68,6 +68,15 @@ def test_settled_roles_are_each_line_s_own(lines: list[str], fenced: bool, long:
     assert _line_roles(block) == _line_roles(block, settle=False)
 
 
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LINE, max_size=20))
+def test_plainly_code_is_code_shaped_s_answer(lines: list[str]) -> None:
+    from mishkan_core.ingest_lint._roles import code_shaped, plainly_code
+
+    for line, quick in zip(lines, plainly_code(lines)):
+        assert not quick or code_shaped(line), line
+
+
 # --------------------------------------------------------------------------- properties
 
 #: pieces of listing lines the shape model's properties look for

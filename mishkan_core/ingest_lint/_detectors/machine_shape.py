@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import reduce
 from itertools import compress, repeat
-from operator import add, eq, ne
+from operator import add, eq, ne, not_
 
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
@@ -49,6 +49,7 @@ from mishkan_core.ingest_lint._roles import (
     is_page_markup,
     is_wordy,
     line_roles,
+    plainly_code,
     stripped_lines,
     widths,
 )
@@ -344,9 +345,12 @@ def _shape(blocks: list[Block], stamped: set[str], *, together: bool = True) -> 
 
 
 def _code_shaped(shape: Shape) -> bool:
-    """CODE_SHAPED of the machine lines look like code (counted until that is known)."""
+    """CODE_SHAPED of the machine lines look like code: those with a mark of code are
+    counted in C, the others read until the answer is known."""
     lines = shape.listing
-    return lines_reach(lines, code_shaped, CODE_SHAPED * len(lines))
+    quick = plainly_code(lines)
+    others = list(compress(lines, map(not_, quick)))
+    return lines_reach(others, code_shaped, CODE_SHAPED * len(lines), found=sum(quick))
 
 
 def _bulk(shape: Shape) -> bool:
