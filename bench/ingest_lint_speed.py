@@ -2,13 +2,17 @@
 baseline measured in the same run.
 
     python bench/ingest_lint_speed.py [--corpus DIR] [--rounds N] [--repeat N]
-                                      [--baseline-rev REV | --no-baseline] [--by-family]
+                                      [--baseline-rev REV | --no-baseline]
+                                      [--by-family | --instructions]
 
 ``--by-family`` (issue 24) measures MB/s on one core per family of every labelled
 document (the shared corpus, the wider corpus, the shape fixtures; rejects by D-008
 family, accepts as one), against the baseline in the same run; the bar is 15 MB/s on
 the slowest family. ``--baseline-rev`` may be given more than once there: every
 baseline alternates with this checkout in each round, and each gets its columns.
+``--instructions`` counts, per family, the instructions one pass executes under
+valgrind's callgrind, for this checkout and each baseline: a count that the machine's
+other work does not change, beside the CPU time that it does.
 
 Each measurement is a fresh worker process pinned to one core that lints the
 whole corpus ``--repeat`` times (read from disk, parse, detect, decide) and keeps
@@ -27,6 +31,8 @@ import argparse
 import json
 import os
 import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -91,16 +97,10 @@ def family_worker(package_root: str, listing: str, repeat: int) -> None:
 def by_family(args: argparse.Namespace, corpus: Path) -> int:
     """MB/s per family, this checkout against the baseline, alternating (see main)."""
     groups = family_files(corpus)
-    revs = [] if args.no_baseline else _revs(args)
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "families.json"
         listing.write_text(json.dumps(groups), encoding="utf-8")
-        arms: list[tuple[str, Path]] = [("this", REPO)]
-        for k, rev in enumerate(revs):
-            (Path(tmp) / f"rev{k}").mkdir()
-            root = package_at(rev, Path(tmp) / f"rev{k}")
-            if root is not None:
-                arms.append((rev, root))
+        arms = _arms(args, Path(tmp))
         runs: dict[str, list[dict[str, dict[str, float]]]] = {arm: [] for arm, _ in arms}
         for _ in range(args.rounds):
             for arm, root in arms:
@@ -148,6 +148,84 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         f"{'met' if ok else 'NOT met'} here"
     )
     return 0 if ok else 1
+
+
+def _arms(args: argparse.Namespace, tmp: Path) -> list[tuple[str, Path]]:
+    """This checkout, then each baseline asked for, unpacked under ``tmp``."""
+    arms: list[tuple[str, Path]] = [("this", REPO)]
+    for k, rev in enumerate([] if args.no_baseline else _revs(args)):
+        (tmp / f"rev{k}").mkdir()
+        root = package_at(rev, tmp / f"rev{k}")
+        if root is not None:
+            arms.append((rev, root))
+    return arms
+
+
+def _instructions_of(valgrind: str, root: Path, listing: Path, repeat: int) -> int:
+    """Instructions a family worker executes (callgrind's count: the imports, a warm
+    pass, then ``repeat`` passes)."""
+    done = subprocess.run(
+        [
+            valgrind,
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            sys.executable,
+            __file__,
+            "--family-worker",
+            str(root),
+            "--listing",
+            str(listing),
+            "--repeat",
+            str(repeat),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind: {done.stderr[-300:]}")
+    return int(found.group(1))
+
+
+def instructions(args: argparse.Namespace, corpus: Path) -> int:
+    """Instructions per pass over each family, this checkout and the baselines, counted
+    by valgrind's callgrind: one pass is what a worker with one pass more executes. The
+    count does not depend on what else the machine runs, so on a shared machine it is
+    the steadier figure beside the CPU time (slower to take: each arm runs some 50
+    times slower under callgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("--instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    groups = family_files(corpus)
+    counts: dict[str, dict[str, int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        arms = _arms(args, Path(tmp))
+        for family, files in groups.items():
+            listing = Path(tmp) / f"{family}.json"
+            listing.write_text(json.dumps({family: files}), encoding="utf-8")
+            for arm, root in arms:
+                base, more = (_instructions_of(valgrind, root, listing, n) for n in (0, 1))
+                counts.setdefault(arm, {})[family] = more - base
+    print(
+        f"machine: {platform.machine()}, Python {platform.python_version()}; instructions "
+        "per pass (callgrind), millions; ratio: the baseline's count over this checkout's"
+    )
+    bases = [arm for arm, _ in arms[1:]]
+    head = "".join(f" {rev[:9]:>9s} {'ratio':>6s}" for rev in bases)
+    print(f"{'family':14s} {'files':>5s} {'MB':>6s} {'M instr':>8s} {'per MB':>7s}{head}")
+    for family, files in groups.items():
+        size = sum(os.path.getsize(path) for path in files) / 1e6
+        this = counts["this"][family]
+        columns = "".join(
+            f" {counts[rev][family] / 1e6:9.0f} {counts[rev][family] / this:6.2f}" for rev in bases
+        )
+        print(
+            f"{family:14s} {len(files):5d} {size:6.2f} {this / 1e6:8.0f} {this / 1e6 / size:7.0f}"
+            f"{columns}"
+        )
+    return 0
 
 
 def _revs(args: argparse.Namespace) -> list[str]:
@@ -237,6 +315,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--by-family", action="store_true", help="MB/s per family (issue 24)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instructions per pass per family, counted by valgrind (steady on a busy machine)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--family-worker", help=argparse.SUPPRESS)
     parser.add_argument("--listing", help=argparse.SUPPRESS)
@@ -248,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.family_worker:
         family_worker(args.family_worker, args.listing, args.repeat)
         return 0
+    if args.instructions:
+        return instructions(args, corpus)
     if args.by_family:
         return by_family(args, corpus)
     if not _files(corpus):

@@ -54,10 +54,18 @@ _REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
 _TREE = re.compile(r"[ \t]*(?:[│┃|:][ \t]*)*(?:[├└┣┗╰╠╚┬┼]|[|`+\\]-)")
 # a code name: qualified (a.b, a::b, a->b, a#b), called (f(), f(x)), snake_case, camelCase,
 # $x, or a hexadecimal number
+# (each branch runs to the end of its word, so a word counts once: "actor_ref_1"). Written
+# for speed, it matches what its plain form matches (tests/ingest_lint/test_fast_paths.py):
+#   qualified|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+
+# After the qualified name, "$x" is the only branch not opening with a word character,
+# and the other four each need a different character after it ("(", "_", a capital,
+# "x"), so at most one of them can match anywhere and their order does not matter: one
+# word character, then that character first (a literal fails in one step), the first
+# character checked behind it.
 _CODE_WORD = re.compile(
-    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*"
-    r"|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+"
-)  # (each branch runs to the end of its word, so a word counts once: "actor_ref_1")
+    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\$\w+"
+    r"|\w(?:\(|_(?<=[A-Za-z0-9]_)[A-Za-z0-9][\w$]*|[A-Z](?<=[a-z][A-Z])[\w$]*|x(?<=0x)[0-9A-Fa-f]+)"
+)
 # an edge between two names: a relation word or an arrow
 _EDGE = re.compile(
     r"\S[ \t]+(?:calls|called by|imports|imported by|uses|used by|requires|depends on|extends"

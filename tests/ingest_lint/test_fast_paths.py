@@ -93,7 +93,9 @@ _LISTING_LINE = st.lists(st.sampled_from(NAMES), max_size=16).map("".join)
 def _plain_properties(lines: list[str]) -> tuple[int, int, int, list[set[int]]]:
     """The sample's code names, edge lines, tree lines and field starts, each line read
     on its own as issue 24's first shape model read it (the reference)."""
-    from mishkan_core.ingest_lint._properties import _CODE_WORD, _EDGE, _TREE
+    import re
+
+    from mishkan_core.ingest_lint._properties import _EDGE, _TREE
 
     named = edges = tree = 0
     starts = []
@@ -102,7 +104,7 @@ def _plain_properties(lines: list[str]) -> tuple[int, int, int, list[set[int]]]:
         named_in = line
         if "@" in line or "://" in line:
             named_in = " ".join(t for t in tokens if "://" not in t and "@" not in t)
-        named += min(len(tokens), len(_CODE_WORD.findall(named_in)))
+        named += min(len(tokens), len(re.findall(CODE_WORD_PLAIN, named_in)))
         edges += _EDGE.search(named_in) is not None
         tree += _TREE.match(line) is not None
         text = line.expandtabs(8) if "\t" in line else line
@@ -116,6 +118,23 @@ def _plain_properties(lines: list[str]) -> tuple[int, int, int, list[set[int]]]:
             at = text.find("  ", end)
         starts.append(found)
     return named, edges, tree, starts
+
+
+#: _properties._CODE_WORD as it was first written
+CODE_WORD_PLAIN = (
+    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*"
+    r"|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+"
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(_LISTING_LINE)
+def test_the_code_word_pattern_matches_what_its_plain_form_does(line: str) -> None:
+    import re
+
+    from mishkan_core.ingest_lint._properties import _CODE_WORD
+
+    assert _CODE_WORD.findall(line) == re.findall(CODE_WORD_PLAIN, line)
 
 
 @settings(max_examples=500, deadline=None)
