@@ -41,7 +41,7 @@ _STARTED_CPU = time.process_time()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Iterator, Mapping
     from typing import Any, Final, NoReturn, Optional, Union
 
     Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
@@ -103,7 +103,6 @@ MAX_CAP: "Final" = 999_999  # a longer MISHKAN_GRAPHIFY_NUDGE_CAP means "no cap"
 MAX_STDIN: "Final" = 16 * 1024 * 1024
 STDIN_SECONDS: "Final" = 2.0  # stdin never closed: give up well before the 10 s timeout
 LOCK_SECONDS: "Final" = 0.5  # longest wait for another call's lock on the session state
-GIT_SECONDS: "Final" = 2.0  # longest wait for `git show` (packed commit objects only)
 GRAPH_TAIL_BYTES: "Final" = 512
 MAX_REMEMBERED: "Final" = 256  # symbols and files remembered per session
 MAX_AGENTS: "Final" = 32  # agents remembered per session (the least recent is dropped)
@@ -114,8 +113,11 @@ LOOKUP_OUTPUT_SCAN: "Final" = 64 * 1024
 MAX_FIELD_CHARS: "Final" = 256  # telemetry strings are cut to this (`target`: twice)
 STATE_DIR: "Final" = ".state"
 INDEX_DIR: "Final" = ".index"
-INDEX_MAGIC: "Final" = "graphify-nudge-index 1"
-INDEX_RETRY_SECONDS: "Final" = 600  # one build attempt per graph version per 10 minutes
+INDEX_MAGIC: "Final" = "graphify-nudge-index 2"
+INDEX_RETRY_SECONDS: "Final" = 600  # a build that left no word is retried after 10 minutes
+INDEX_FAILED_RETRY_SECONDS: "Final" = 86_400  # one that failed, after a day
+INDEX_MAX_LINE: "Final" = 1 << 16  # no index line is longer: the builder drops sites to fit
+INDEX_MAX_FIELD: "Final" = 512  # characters of an indexed name, path, argument, node id or scope
 INDEX_BUILDER: "Final" = "graphify_nudge_index"  # the module beside this file that builds it
 
 # Words in command position that run the *next* word as the real command.
@@ -269,7 +271,11 @@ def _is_bare_identifier(text: str) -> bool:
 
 
 def _is_name(text: str) -> bool:
-    """A JS/TS or Python identifier as written: [A-Za-z_$][A-Za-z0-9_$]*, with a letter or digit."""
+    """An identifier as the trigger languages write it: [A-Za-z_$][A-Za-z0-9_$]*
+    with a letter or digit (JS/TS `$ZodType`, PHP `$stream`), and Ruby's
+    predicate and bang methods (`empty?`, `save!`)."""
+    if text[-1:] in ("?", "!"):
+        text = text[:-1]
     return (
         bool(text)
         and text[0] in _IDENT_START
@@ -859,7 +865,10 @@ class Store:
 
     # -- HEAD commit times, computed lazily and cached per sha, project-wide --
 
-    def commit_time(self, sha: str, root: str) -> "Optional[float]":
+    def commit_time(self, sha: str, root: str, graph_key: str) -> "Optional[float]":
+        """HEAD's committer time, cached per sha for one graph: the cache names
+        the key of the graph it was made for (`_graph_key`, which a clone
+        cannot reproduce), so a cache shipped in a clone is never read."""
         # A dot name: no session's escaped name can start with ".", so no
         # session id can name this file.
         directory = self.directory(STATE_DIR)
@@ -867,14 +876,16 @@ class Store:
         cache = _parse_state(
             None if directory is None else _read_file(name, 1 << 16, directory, follow=False)
         )
-        cached = cache.get(sha)
+        times = cache.get("times") if cache.get("graph") == graph_key else None
+        times = times if isinstance(times, dict) else {}
+        cached = times.get(sha)
         if isinstance(cached, (int, float)) and not isinstance(cached, bool):
             return float(cached)
         value = _commit_time(root, sha)
         if value is not None and directory is not None:
-            cache[sha] = value
-            data = _dumps(dict(list(cache.items())[-32:])).encode("ascii")
-            _write_small(name, data, directory)
+            times[sha] = value
+            data = {"graph": graph_key, "times": dict(list(times.items())[-32:])}
+            _write_small(name, _dumps(data).encode("ascii"), directory)
         return value
 
 
@@ -1033,17 +1044,24 @@ def search_symbol(pattern: str) -> "Optional[tuple[str, str]]":
     """(name, qualifier) an identifier search looks for, or None for any other search.
 
     Accepted, as agents write them for grep, rg and the Grep tool:
-    a bare name (`apply_overlay`, `$ZodType`, `\\$ZodObject`); a dotted,
-    `::` or `#` qualified name (`click.echo`, `Context.invoke`: the name is
-    the last part, the rest narrows the definitions, `self.`/`this.` narrow
-    nothing); a definition search (`def load`, `class Option`, `export
-    function parse`); word boundaries, anchors and a trailing `(`, `:`, `=`,
-    `{` or `<` (`\\bparse\\(`). Anything else with regex meaning (`a|b`,
+    a bare name (`apply_overlay`, `$ZodType`, `\\$ZodObject`, PHP `\\$stream`,
+    Ruby `empty?`, `empty\\?`, `save!`); a dotted, `::` or `#` qualified name
+    (`click.echo`, `Context.invoke`, `Hashie::Mash`, `Version::parse`,
+    `Mash#key?`: the name is the last part, the rest narrows the definitions,
+    `self.`/`this.` narrow nothing); a definition search (`def load`, `class
+    Option`, `export function parse`, `pub fn new`), and Go's method search
+    `func (c *Command) Execute` (`\\(` and `\\*` escaped or not: the receiver's
+    type is the qualifier); word boundaries, anchors and a trailing `(`, `:`,
+    `=`, `{` or `<` (`\\bparse\\(`). Anything else with regex meaning (`a|b`,
     `get.*`, `[A-Z]\\w+`) is not a symbol.
     """
     if len(pattern) > 1024:
         return None
     text = pattern.replace("\\$", "$").replace("\\.", ".").replace("\\:", ":").replace("\\#", "#")
+    text = text.replace("\\?", "?").replace("\\!", "!")
+    receiver = _receiver_search(text)
+    if receiver is not None:
+        return receiver
     changed = True
     while changed:
         changed = False
@@ -1061,8 +1079,31 @@ def search_symbol(pattern: str) -> "Optional[tuple[str, str]]":
     parts = words[-1].replace("::", ".").replace("#", ".").split(".")
     if len(parts) > 4 or not all(_is_name(part) for part in parts):
         return None
+    if any(part[-1] in "?!" for part in parts[:-1]):
+        return None  # `a?.b` is JS optional chaining or a regex, not a qualified name
     qualifier = [part for part in parts[:-1] if part not in _RECEIVERS]
     return parts[-1], ".".join(qualifier)
+
+
+def _receiver_search(text: str) -> "Optional[tuple[str, str]]":
+    """(method, receiver type) of Go's `func (c *Command) Execute` (also with
+    `\\(`, `\\*`, `\\)`, a `\\s+` or a trailing `(`), else None."""
+    for space in ("\\s+", "\\s*", "\\s", " +"):
+        text = text.replace(space, " ")
+    for escaped in ("\\(", "\\)", "\\*", "\\[", "\\]"):
+        text = text.replace(escaped, escaped[1])
+    if not text.startswith(("func (", "func(")):
+        return None
+    close = text.find(")")
+    inner = text[text.find("(") + 1 : close].split()
+    rest = text[close + 1 :].strip().rstrip("(").strip() if close > 0 else ""
+    if not inner or len(inner) > 2 or not rest:
+        return None
+    receiver = inner[-1].lstrip("*")
+    receiver = receiver[: receiver.find("[")] if "[" in receiver else receiver
+    if not _is_bare_identifier(receiver) or not _is_bare_identifier(rest):
+        return None
+    return rest, receiver
 
 
 def _mcp_symbols(tool_input: "dict[str, object]") -> "tuple[str, ...]":
@@ -1429,8 +1470,7 @@ class Graph:
     """Where the graph is and how it relates to HEAD."""
 
     __slots__ = (
-        "built_at", "display", "flag", "head", "mtime", "mtime_ns", "path", "size", "stale_by",
-        "state",
+        "built_at", "display", "flag", "head", "mtime", "path", "stale_by", "stat", "state",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -1438,8 +1478,7 @@ class Graph:
         self.display = ".graphify/graph.json"  # how to name it in the advisory
         self.flag = True  # the advisory needs `--graph` (not graphify's default)
         self.mtime: Optional[float] = None
-        self.mtime_ns = 0
-        self.size = 0
+        self.stat: Optional[posix.stat_result] = None  # of graph.json: what its index is keyed to
         self.built_at: Optional[str] = None  # full sha from graph.json
         self.head: Optional[str] = None
         self.state = "absent"
@@ -1483,8 +1522,7 @@ def find_graph(environ: "Environ", root: str) -> Graph:
         if st is None or st.st_mode & _S_IFMT != _S_IFREG:
             continue
         if graph.mtime is None or st.st_mtime > graph.mtime:
-            graph.path, graph.mtime = candidate, st.st_mtime
-            graph.mtime_ns, graph.size = st.st_mtime_ns, st.st_size
+            graph.path, graph.mtime, graph.stat = candidate, st.st_mtime, st
     shown = graph.path or candidates[0]
     graph.display = _relative_to(shown, root) or shown
     graph.flag = shown != _graphify_default(settings, root)
@@ -1581,73 +1619,114 @@ def _packed_ref(common: str, ref: str) -> "Optional[str]":
 
 
 def _commit_time(root: str, sha: str) -> "Optional[float]":
-    """Committer time of `sha`: from its loose object, else from `git show`."""
+    """Committer time of `sha`, read from the repository's own objects: a loose
+    object, or one a pack stores whole. No git is ever started: a repository's
+    config makes git run programs of its choosing (a `gpg.program` to verify a
+    signed commit under `log.showSignature`, a promisor remote's `ext::`
+    transport to fetch a missing object, ...). None when the commit is not
+    there to read (missing, in an alternate, a delta in a pack)."""
     dirs = _git_dirs(root)
-    if dirs is not None:
-        data = _read_file(f"{dirs[1]}/objects/{sha[:2]}/{sha[2:]}", 64 << 20)
-        if data:
-            try:
-                import zlib
-
-                header = zlib.decompressobj().decompress(data, 8192)
-                at = header.find(b"\ncommitter ")
-                if header.startswith(b"commit ") and at > 0:
-                    line = header[at + 1 : header.find(b"\n", at + 1)]
-                    return float(line.rsplit(b" ", 2)[-2])
-            except Exception:
-                pass
-    out = _spawn(["git", "--no-optional-locks", "-C", root, "show", "-s", "--format=%ct", sha])
-    try:
-        return float(out) if out else None
-    except ValueError:
+    if dirs is None or len(sha) not in (40, 64):
         return None
-
-
-def _spawn(argv: "list[str]", seconds: float = GIT_SECONDS) -> "Optional[str]":
-    """Run a command, return its stdout (rare path: a packed commit object).
-    A command still running after `seconds` is killed: git reading a FIFO
-    planted in .git must not hold the tool call."""
-    try:
-        read_fd, write_fd = posix.pipe()
-    except OSError:
+    objects = dirs[1] + "/objects"
+    loose = _read_at(f"{objects}/{sha[:2]}/{sha[2:]}", 1 << 16)
+    data = loose or _packed_object(objects, sha)
+    if not data:
         return None
     try:
-        pid = posix.posix_spawnp(
-            argv[0],
-            argv,
-            posix.environ,
-            file_actions=[
-                (posix.POSIX_SPAWN_DUP2, write_fd, 1),
-                (posix.POSIX_SPAWN_OPEN, 0, "/dev/null", posix.O_RDONLY, 0),
-                (posix.POSIX_SPAWN_OPEN, 2, "/dev/null", posix.O_WRONLY, 0),
-            ],
-        )
-    except OSError:
-        posix.close(read_fd)
-        posix.close(write_fd)
-        return None
-    posix.close(write_fd)
-    chunks: list[bytes] = []
-    deadline = time.monotonic() + seconds
+        import zlib
+
+        text = zlib.decompressobj().decompress(data, 8192)
+        at = text.find(b"\ncommitter ")
+        if at > 0 and (not loose or text.startswith(b"commit ")):
+            line = text[at + 1 : text.find(b"\n", at + 1)]
+            return float(line.rsplit(b" ", 2)[-2])
+    except Exception:
+        pass
+    return None
+
+
+def _read_at(path: str, size: int, offset: int = 0) -> "Optional[bytes]":
+    """`size` bytes at `offset` of a regular file (never blocking), or None."""
     try:
-        posix.set_blocking(read_fd, False)
-        while len(chunks) < 64:
-            try:
-                chunk = posix.read(read_fd, 4096)
-            except BlockingIOError:
-                if time.monotonic() >= deadline:
-                    posix.kill(pid, 9)
-                    chunks = []
-                    break
-                time.sleep(0.002)
-                continue
-            if not chunk:
-                break
-            chunks.append(chunk)
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        return posix.pread(fd, size, offset) if _is_regular(fd) else None
+    except (OSError, OverflowError):
+        return None
     finally:
-        posix.close(read_fd)
-        posix.waitpid(pid, 0)
-    return b"".join(chunks).decode("ascii", "replace").strip()
+        posix.close(fd)
+
+
+_PACK_IDX: "Final" = b"\377tOc\0\0\0\2"  # a version 2 pack index
+
+
+def _packed_object(objects: str, sha: str) -> "Optional[bytes]":
+    """The zlib stream of a commit a pack stores whole, found through the packs'
+    `.idx` files (version 2: a 256-entry fanout, the sorted ids, their CRCs and
+    offsets): a binary search of a few pread(2) calls per pack. None when no
+    pack holds it, or holds it as a delta."""
+    try:
+        names = sorted(n for n in posix.listdir(objects + "/pack") if n.endswith(".idx"))
+        want = bytes.fromhex(sha)
+    except (OSError, ValueError):
+        return None
+    for name in names[:64]:
+        offset = _pack_offset(f"{objects}/pack/{name}", want)
+        if offset is None:
+            continue
+        entry = _read_at(f"{objects}/pack/{name[:-4]}.pack", 1 << 16, offset)
+        if not entry or (entry[0] >> 4) & 7 != 1:
+            return None  # type 1 is a commit; 6 and 7 are deltas
+        at = 1
+        while at < len(entry) and entry[at - 1] & 0x80:  # the object size, 7 bits a byte
+            at += 1
+        return entry[at:]
+    return None
+
+
+def _pack_offset(path: str, want: bytes) -> "Optional[int]":
+    """Where `want` starts in the pack of the index at `path`, or None."""
+    try:
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        head = posix.pread(fd, 1032, 0) if _is_regular(fd) else b""
+        if len(head) < 1032 or not head.startswith(_PACK_IDX):
+            return None
+        first, width = want[0], len(want)
+        lo = int.from_bytes(head[4 + 4 * first : 8 + 4 * first], "big") if first else 0
+        hi = int.from_bytes(head[8 + 4 * first : 12 + 4 * first], "big")
+        total = int.from_bytes(head[1028:1032], "big")
+        while lo < hi <= total:
+            mid = (lo + hi) // 2
+            found = posix.pread(fd, width, 1032 + width * mid)
+            if len(found) != width:
+                return None
+            if found == want:
+                at = 1032 + (width + 4) * total + 4 * mid  # past the ids and their CRCs
+                offset = int.from_bytes(posix.pread(fd, 4, at), "big")
+                if offset & 0x80000000:  # in the table of 8-byte offsets after the 4-byte ones
+                    at = 1032 + (width + 8) * total + 8 * (offset & 0x7FFFFFFF)
+                    offset = int.from_bytes(posix.pread(fd, 8, at), "big")
+                return offset
+            lo, hi = (mid + 1, hi) if found < want else (lo, mid)
+        return None
+    except (OSError, OverflowError):
+        return None
+    finally:
+        posix.close(fd)
+
+
+def _head_moved(root: str) -> "Optional[float]":
+    """When HEAD last moved: the mtime of the HEAD reflog (a commit, checkout,
+    reset or merge appends to it). The rule for a graph without
+    `built_at_commit` when HEAD's commit time cannot be read."""
+    dirs = _git_dirs(root)
+    return None if dirs is None else _mtime(dirs[0] + "/logs/HEAD")
 
 
 def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]") -> None:
@@ -1662,9 +1741,15 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
             if not graph.head.startswith(graph.built_at):
                 graph.state, graph.stale_by = "stale", "commit"
         else:
-            committed = store.commit_time(graph.head, root)
-            if committed is not None and graph.mtime < committed:
-                graph.state, graph.stale_by = "stale", "commit_time"
+            key = _graph_key(None, graph.stat) if graph.stat is not None else ""
+            committed = store.commit_time(graph.head, root, key)
+            if committed is not None:
+                if graph.mtime < committed:
+                    graph.state, graph.stale_by = "stale", "commit_time"
+            else:
+                moved = _head_moved(root)
+                if moved is not None and graph.mtime < moved:
+                    graph.state, graph.stale_by = "stale", "head_moved"
     if graph.state == "fresh" and read_file is not None:
         changed = _mtime(_absolute(read_file, root))
         if changed is not None and changed > graph.mtime:
@@ -1675,11 +1760,21 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
 # 6. Index: what the graph holds, from a sorted sidecar file (graphify_nudge_index.py builds it)
 #
 # `<telemetry dir>/.index/<name>.idx`, one per graph path. The first line is
-# `graphify-nudge-index 1 <TAB> <graph key> <TAB> <nodes>`; then one line per
-# file (`f <TAB> path <TAB> explain-argument`) and one per lower-cased symbol
-# name (`s <TAB> name <TAB> [total, [[name, path, line, explain-argument,
-# node id], ...]]`), sorted bytewise. A lookup is a binary search with a few
-# pread(2) calls; graph.json itself is never read on the hot path.
+# `graphify-nudge-index 2 <TAB> <graph key> <TAB> <nodes>`; then one line per
+# file the graph can say something about (`f <TAB> path <TAB>
+# explain-argument`) and one per symbol name, case as written (`s <TAB> name
+# <TAB> [total, [[name, path, line, explain-argument, node id, scope], ...]]`),
+# sorted bytewise, none longer than INDEX_MAX_LINE. The builder decides what a
+# definition is, per language (its section 3): `scope` is the definition's
+# directories, module and enclosing symbols, space-separated (`src click core
+# Context` for Context.invoke). A lookup is a binary search with a few pread(2)
+# calls; graph.json itself is never read on the hot path.
+#
+# The telemetry directory is inside the project by default, so a clone can ship
+# an index. Two rules make a shipped one harmless (docs/threat_model.md): the
+# key names facts about graph.json no clone can choose (its inode and ctime
+# here), and every record read is checked with the function the builder
+# checked it with before writing it (`_index_site`, `_plain`).
 
 
 class Hit:
@@ -1708,10 +1803,15 @@ class _Index:
         self.end = end
 
 
-def _graph_key(built_at: "Optional[str]", size: int, mtime_ns: int) -> str:
-    """What an index is keyed to: `built_at_commit` and size (a rebuild at the same
-    commit changes the size), or size and mtime for a graph without that key."""
-    return f"{built_at}:{size}" if built_at else f"-:{size}:{mtime_ns}"
+def _graph_key(built_at: "Optional[str]", st: "posix.stat_result") -> str:
+    """What an index (and the commit-time cache) is keyed to: graph.json's
+    `built_at_commit`, size and mtime, and its device, inode and ctime. A clone,
+    a checkout or a tarball sets any content, size and mtime it likes, but not
+    the inode and ctime the file gets on this machine: a planted index never
+    matches, and is rebuilt like an outdated one."""
+    return (
+        f"{built_at or '-'}:{st.st_size}:{st.st_mtime_ns}:{st.st_dev}:{st.st_ino}:{st.st_ctime_ns}"
+    )
 
 
 def _index_name(graph_path: str) -> str:
@@ -1722,7 +1822,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
     """The current index of `graph`, or why there is none. A missing or outdated
     index starts a background build (at most one attempt per graph version per
     INDEX_RETRY_SECONDS); this call goes on without it."""
-    if graph.path is None:
+    if graph.path is None or graph.stat is None:
         return _Index("missing")
     if not store.settings.index:
         return _Index("off")
@@ -1730,7 +1830,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
     if directory is None:
         return _Index("unreadable")
     name = _index_name(graph.path)
-    key = _graph_key(graph.built_at, graph.size, graph.mtime_ns)
+    key = _graph_key(graph.built_at, graph.stat)
     try:
         fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
     except FileNotFoundError:
@@ -1740,6 +1840,8 @@ def open_index(store: Store, graph: Graph) -> _Index:
     found, start, size = _index_header(fd)
     if found is None:
         posix.close(fd)
+        if size:  # an index, in an earlier format: build this one's
+            return _Index(_start_build(directory, graph.path, name, key, "outdated"))
         return _Index("unreadable")
     if found != key:
         posix.close(fd)
@@ -1758,7 +1860,8 @@ def _index_header(fd: int) -> "tuple[Optional[str], int, int]":
     end = head.find(b"\n")
     fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     if len(fields) < 2 or fields[0] != INDEX_MAGIC:
-        return None, 0, 0
+        # (None, 0, 1): the index of another version of this hook, to be rebuilt
+        return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0)
     return fields[1], end + 1, st.st_size
 
 
@@ -1773,9 +1876,15 @@ def _start_build(directory: int, graph_path: str, name: str, key: str, state: st
             age = time.time() - posix.stat(f"{name}.attempt", dir_fd=directory,
                                            follow_symlinks=False).st_mtime  # fmt: skip
         except OSError:
-            age = INDEX_RETRY_SECONDS
-        if attempt_key == key and age < INDEX_RETRY_SECONDS:
-            return "failed" if outcome.startswith("failed") else "building"
+            age = -1.0
+        failed = outcome.startswith("failed")
+        # A build that failed said why (a graph it cannot parse, one over its
+        # limits): the same graph version is not tried again for a day. One that
+        # left no word (killed, a crash) is retried after ten minutes. An mtime
+        # in the future (a planted file, a clock set back) is no recent attempt.
+        retry = INDEX_FAILED_RETRY_SECONDS if failed else INDEX_RETRY_SECONDS
+        if attempt_key == key and 0 <= age < retry:
+            return "failed" if failed else "building"
     hooks_dir = _builder_dir()
     if hooks_dir is None:
         return "no_builder"  # one stat(2) a call, and the builder is used once it is there
@@ -1831,90 +1940,134 @@ def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
             pass
 
 
+_INDEX_BLOCK: "Final" = 4096
+
+
+def _lines_after(fd: int, offset: int, end: int) -> "Iterator[tuple[int, bytes]]":
+    """(start, text) of each whole line that starts after `offset`, in order, up
+    to `end`. Read forward in blocks, each byte once (a 40 MiB line grown by
+    `data += more` once took longer than the call's timeout); a line longer
+    than INDEX_MAX_LINE is no line the builder writes: ValueError, never a
+    reason to read on."""
+    pos, start, block = offset, -1, 2 * _INDEX_BLOCK
+    tail: list[bytes] = []  # the pieces of a line that runs past a block
+    while pos < end:
+        data = posix.pread(fd, min(block, end - pos), pos)
+        if not data:
+            return
+        at = 0
+        if start < 0:  # still looking for the end of the line `offset` is in
+            cut = data.find(b"\n")
+            if cut >= 0:
+                start, at = pos + cut + 1, cut + 1
+        while start >= 0:
+            stop = data.find(b"\n", at)
+            if stop < 0:
+                tail.append(data[at:])
+                break
+            tail.append(data[at:stop])
+            yield start, b"".join(tail)
+            tail, start, at = [], pos + stop + 1, stop + 1
+        pos += len(data)
+        if pos - (offset if start < 0 else start) > INDEX_MAX_LINE:
+            raise ValueError("an index line longer than INDEX_MAX_LINE")
+        block = 1 << 16
+
+
 def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
     """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
-    byte offsets, one pread(2) per step, then one read of the last window."""
+    byte offsets, one pread(2) per step, then one read forward from the last
+    line start below it."""
     fd, lo, hi = index.fd, index.start, index.end
     while hi - lo > _INDEX_BLOCK:
         mid = (lo + hi) // 2
-        line_start, line = _line_after(fd, mid, index.end)
+        line_start, line = next(_lines_after(fd, mid, index.end), (index.end, None))
         if line is None or line_start >= hi:
             hi = mid  # no line starts in [mid, hi): the one sought starts before
         elif line < prefix:
             lo = line_start + len(line) + 1
         else:
             hi = line_start
-    # `lo` is a line start, every line before it sorts before `prefix`, and the
-    # line sought, if any, is near (a line may run past `hi`: read on as needed)
-    data = posix.pread(fd, max(hi - lo, 0) + _INDEX_BLOCK, lo)
-    at = 0
-    while lo + at < index.end:
-        cut = data.find(b"\n", at)
-        if cut < 0:
-            more = posix.pread(fd, 1 << 16, lo + len(data))
-            if not more:
-                return None
-            data += more
-            continue
-        line = data[at:cut]
+    # `lo` is a line start (so byte lo - 1 ends the line before it), every line
+    # before it sorts before `prefix`, and the line sought, if any, is near
+    for _, line in _lines_after(fd, lo - 1, index.end):
         if line.startswith(prefix):
             return line
         if line > prefix:
             return None
-        at = cut + 1
     return None
 
 
-_INDEX_BLOCK: "Final" = 4096
-
-
-def _line_after(fd: int, offset: int, end: int) -> "tuple[int, Optional[bytes]]":
-    """(start, text) of the first whole line that starts after `offset`."""
-    data = posix.pread(fd, 2 * _INDEX_BLOCK, offset)
-    cut = data.find(b"\n")
-    while True:
-        stop = data.find(b"\n", cut + 1) if cut >= 0 else -1
-        if stop >= 0:
-            return offset + cut + 1, data[cut + 1 : stop]
-        more = posix.pread(fd, 1 << 16, offset + len(data))
-        if not more:
-            return end, None
-        data += more
-        if cut < 0:
-            cut = data.find(b"\n")
+def _index_site(row: object) -> "Optional[tuple[str, str, int, str, str]]":
+    """A stored definition (name, path, line, explain argument, scope) when it
+    is one the builder may write, else None. The builder checks every row
+    (name, path, line, argument, node id, scope) with this before writing it,
+    and the hook every row it reads: an index it did not write never puts other
+    text into an advisory. The scope is only ever compared, never shown."""
+    if not isinstance(row, (list, tuple)) or len(row) != 6:
+        return None
+    name, path, line, arg, nid, scope = row
+    if (
+        isinstance(name, str) and len(name) <= INDEX_MAX_FIELD and _is_name(name)
+        and _plain(path) and _plain(arg) and type(line) is int and 0 <= line < 1 << 31
+        and isinstance(nid, str) and len(nid) <= INDEX_MAX_FIELD
+        and isinstance(scope, str) and len(scope) <= INDEX_MAX_FIELD
+    ):  # fmt: skip
+        return name, path, line, arg, scope
+    return None
 
 
 def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
-    """What the graph holds for this trigger: a Hit, or None when it holds nothing."""
+    """What the graph holds for this trigger: a Hit, or None when it holds
+    nothing. ValueError for a record the builder would not have written: the
+    index is then unreadable, and the call advises as without one."""
     if call.kind == "read":
-        line = _index_line(index, b"f\t" + (call.target or "").encode("utf-8", "surrogateescape")
-                           + b"\t")  # fmt: skip
+        target = call.target or ""
+        line = _index_line(index, b"f\t" + target.encode("utf-8", "surrogateescape") + b"\t")
         if line is None:
             return None
-        return Hit("file", line.split(b"\t", 2)[2].decode("utf-8", "replace") or call.target or "")
+        arg = line.split(b"\t", 2)[2].decode("utf-8")
+        if arg and not _plain(arg):
+            raise ValueError("not an explain argument the builder writes")
+        return Hit("file", arg or target)
     symbol = call.symbol or ""
-    line = _index_line(index, b"s\t" + symbol.lower().encode() + b"\t")
+    # Case as written: a search for `Widget` is not one for `widget` (grep,
+    # rg and the Grep tool are case-sensitive unless told otherwise).
+    line = _index_line(index, b"s\t" + symbol.encode("utf-8", "surrogateescape") + b"\t")
     if line is None:
         return None
-    try:
-        payload: Any = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
-        total = int(payload[0])
-        sites = [(str(r[0]), str(r[1]), int(r[2]), str(r[3]), str(r[4])) for r in payload[1]]
-    except (ValueError, TypeError, IndexError, KeyError, RecursionError):
-        return None
-    exact = [site for site in sites if site[0] == symbol] or sites
-    if len(sites) == total:
-        total = len(exact)  # every site is stored: count the ones spelled as searched
+    payload = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
+    rows = payload[1] if isinstance(payload, list) and len(payload) == 2 else None
+    total = payload[0] if isinstance(payload, list) and payload else None
+    if not isinstance(rows, list) or not rows or type(total) is not int or total < len(rows):
+        raise ValueError("not an index record")
+    sites = []
+    for row in rows:
+        site = _index_site(row)
+        if site is None:
+            raise ValueError("not a definition the builder writes")
+        sites.append(site)
     if call.qualifier:
-        # `click.echo`, `Context.invoke`: keep the definitions whose node id
-        # (graphify builds it from the file path, class and name) carries the
-        # qualifier; none left means the name is not the project's own.
-        qualifier = "_" + call.qualifier.lower().replace(".", "_") + "_"
-        exact = [site for site in exact if qualifier in "_" + site[4].lower() + "_"]
-        total = len(exact)
-    if not exact:
+        # `click.echo`, `Context.invoke`, `Hashie::Mash`, `cobra.Command`: keep
+        # the definitions whose scope has the qualifier's parts, in order;
+        # none left means the name is not the project's own (`os.Open`).
+        wanted = call.qualifier.split(".")
+        sites = [site for site in sites if _in_order(wanted, site[4].split(" "))]
+        total = len(sites)
+    if not sites:
         return None
-    return Hit("symbol", sites=[s[:4] for s in exact], total=max(int(total), len(exact)))
+    return Hit("symbol", sites=[s[:4] for s in sites], total=max(total, len(sites)))
+
+
+def _in_order(wanted: "list[str]", scope: "list[str]") -> bool:
+    """Every part of `wanted` appears in `scope`, in that order."""
+    at = 0
+    for part in wanted:
+        try:
+            at = scope.index(part, at) + 1
+        except ValueError:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -2036,6 +2189,78 @@ def _response_text(response: object) -> str:
 
 # ---------------------------------------------------------------------------
 # 8. Output
+#
+# Repository text is data. Every path, name and label an advisory carries comes
+# from the repository (a file's name, graph.json, the index built from it) and
+# enters the text only through `_quote`; a suggested command carries only
+# `_plain` text, in shell quotes (docs/threat_model.md).
+
+#: characters `_quote` writes as escapes, besides every one str.isprintable()
+#: refuses and every non-ASCII one that is not a letter or a digit
+_ESCAPED: "Final" = frozenset('`"\\<>')
+QUOTE_CHARS: "Final" = 120  # the longest repository text an advisory quotes whole
+
+
+def _readable(text: str) -> bool:
+    """Whether `_quote` writes `text` as itself: printable, no character it escapes."""
+    if not (text.isprintable() and _ESCAPED.isdisjoint(text)):
+        return False
+    return text.isascii() or all(c.isascii() or c.isalnum() for c in text)
+
+
+def _plain(text: object) -> bool:
+    """Whether repository text can stand in a suggested command as is: readable
+    (no control character, newline, escape sequence, bidi control, tag
+    character, `<`, `>`, backtick, double quote or backslash), at most
+    INDEX_MAX_FIELD characters, and no leading `-` (an option to graphify).
+    `shell_quote` does the rest: pasted, the command runs graphify alone, with
+    the very argument that resolves. The builder stores only such paths and
+    arguments, the hook checks them again on read, and no other text is ever
+    written into a command."""
+    return (
+        isinstance(text, str)
+        and 0 < len(text) <= INDEX_MAX_FIELD
+        and not text.startswith("-")
+        and _readable(text)
+    )
+
+
+def _quote(text: str, limit: int = QUOTE_CHARS) -> str:
+    """The one way repository text enters an advisory: bounded, neutralised and
+    visibly quoted, on every path (with an index, without one, and whatever the
+    builder wrote).
+
+    It stands in double quotes, and a plain path reads as itself
+    (`"src/app.py:12"`). Every character str.isprintable() refuses (controls,
+    newlines, ESC, bidi and other format controls, tag characters, separators),
+    every non-ASCII one that is not a letter or digit (a fullwidth `<` is not
+    `<`, but reads like it), and `"`, backslash, backtick, `<` and `>`, is
+    written as JSON escapes it (`<` as `\\u003c`): no tag, code span, escape
+    sequence or line break survives, and the quotes cannot be closed from
+    inside. Text longer than `limit` characters keeps its head and tail around
+    an ellipsis.
+    """
+    if len(text) > limit:
+        keep = (limit - 1) // 2
+        return '"' + _escaped(text[:keep]) + "\u2026" + _escaped(text[-keep:]) + '"'
+    return '"' + _escaped(text) + '"'
+
+
+def _escaped(text: str) -> str:
+    if _readable(text):
+        return text
+    out = []
+    for char in text:
+        if char.isprintable() and char not in _ESCAPED and (char.isascii() or char.isalnum()):
+            out.append(char)
+            continue
+        code = ord(char)
+        if code > 0xFFFF:  # as JSON writes it: a surrogate pair
+            code -= 0x10000
+            out.append(f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}")
+        else:
+            out.append(f"\\u{code:04x}")
+    return "".join(out)
 
 
 def shell_quote(text: str) -> str:
@@ -2043,19 +2268,28 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def _command(arg: str, graph: Graph) -> str:
+def _command(arg: str, graph: Graph) -> "Optional[str]":
+    """`graphify explain ARG` (with `--graph PATH` when needed), or None when
+    ARG or PATH is not `_plain`: no command is better than a mangled one."""
+    if not _plain(arg) or (graph.flag and not _plain(graph.display)):
+        return None
     command = "graphify explain " + shell_quote(arg)
     if graph.flag:
         command += " --graph " + shell_quote(graph.display)
     return command
 
 
-def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> str:
+def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
     if hit is not None and hit.kind == "file":
         return _command(hit.arg, graph)
     if hit is not None and hit.sites:
         return _command(hit.sites[0][3], graph)
     return _command(target, graph)
+
+
+def _target(call: Call) -> str:
+    """What an advisory is about: the file read, or the name searched."""
+    return (call.target if call.kind == "read" else call.symbol or call.target) or ""
 
 
 def _short(sha: "Optional[str]") -> str:
@@ -2071,27 +2305,34 @@ def _first_fit(*texts: str) -> "Optional[str]":
 
 
 def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
-    """The one factual paragraph the model reads; None if it cannot fit in 400 bytes.
+    """The one factual paragraph the model reads; None if it cannot fit in 400
+    bytes, or its command cannot be written (`_plain`).
 
     The advisory shape (docs/hook.md): it starts with the marker, every command it suggests is
     in single backticks and starts with `graphify ` (the first one is the
-    suggestion), and definition sites are written `path:line`.
+    suggestion), definition sites are written `"path:line"`, and every path or
+    name from the repository is in double quotes (`_quote`).
     """
-    target = (call.target if call.kind == "read" else call.symbol or call.target) or ""
-    subject = target
+    target = _target(call)
+    subject = _quote(target)
     if call.qualifier and call.symbol:
-        subject = f"{call.qualifier}.{call.symbol}"
+        # as the search wrote it: `Version::parse`, `Mash#key?`, `Context.invoke`
+        written = call.target or ""
+        sep = "::" if "::" in written else "#" if "#" in written else "."
+        subject = _quote(f"{call.qualifier.replace('.', sep)}{sep}{call.symbol}")
     action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
     opt_out = ""
     if call.via == "Bash":
         opt_out = f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
     if graph.state == "absent":
         return _first_fit(
-            f"{MARKER} Graphify has not scanned this project yet (no {graph.display}), so "
-            "reading the source directly is correct for now. Building the graph is a stateful "
-            "op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
+            f"{MARKER} Graphify has not scanned this project yet (no {_quote(graph.display)}), "
+            "so reading the source directly is correct for now. Building the graph is a "
+            "stateful op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
         )
     suggestion = _suggestion(target, graph, hit)
+    if suggestion is None:
+        return None
     if graph.stale_by == "file_newer":
         return _first_fit(
             f"{MARKER} {subject} changed after the code graph was built, so the graph may be "
@@ -2131,11 +2372,11 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
 def _symbol_advisory(
     name: str, head: str, graph: Graph, hit: Hit, *, action: str, opt_out: str
 ) -> "Optional[str]":
-    """A name the graph defines: its site(s) as `path:line`, and the command
+    """A name the graph defines: its site(s) as `"path:line"`, and the command
     that opens one in one call. Several sites are all listed (as many as fit)
     and none is presented as *the* answer."""
-    sites = [f"{path}:{line}" for _, path, line, _ in hit.sites]
-    commands = [f"`{_command(arg, graph)}`" for _, _, _, arg in hit.sites]
+    sites = [_quote(f"{path}:{line}") for _, path, line, _ in hit.sites]
+    commands = [f"`{command}`" for _, _, _, arg in hit.sites if (command := _command(arg, graph))]
     if hit.total == 1:
         # One node in the graph, not necessarily one definition in the code:
         # graphify models functions, classes and methods, not properties,
@@ -2164,6 +2405,13 @@ def _symbol_advisory(
                 f"Name the one you mean: {' or '.join(commands[:with_commands])}."
             )
             candidates += [f"{text} {action}", text]
+        if shown == 3 or shown == len(sites) == 2:
+            # Long paths (Ruby's lib/x/extensions/...): three sites, or both of
+            # two, in fewer words, before fewer sites.
+            candidates.append(
+                f"{MARKER} The code graph defines {name} in {hit.total} places: "
+                f"{', '.join(sites[:shown])}{more}. Name one: {commands[0]}."
+            )
     return _first_fit(*candidates)
 
 
@@ -2232,7 +2480,7 @@ def _check_budget(turn: "_Turn", started: float, started_cpu: float) -> None:
     Wall-clock time measures the machine as much as the hook (on a loaded
     2-core box one call stretched past 200 ms silenced a whole session), so
     a slow wall-clock call is only recorded (`slow_call`). Every wait the hook
-    can do is bounded by construction (stdin, locks, `git show`, no blocking
+    can do is bounded by construction (stdin, locks, no process, no blocking
     opens), so CPU time is what the hook itself controls.
     """
     elapsed = time.perf_counter() - started
@@ -2364,7 +2612,8 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
     if decision == "nudge":
         text = advisory(call, graph, hit)  # 8
         if text is None:
-            decision, reason = "silent", "too_long"
+            written = graph.state == "absent" or _suggestion(_target(call), graph, hit)
+            decision, reason = "silent", "too_long" if written else "unquotable"
         else:
             _count_nudge(agent, graph, target_key)
             store.mark_dirty()
@@ -2382,7 +2631,7 @@ def _look_up(store: Store, graph: Graph, call: Call) -> "tuple[_Index, Optional[
         return index, None
     try:
         return index, _index_hit(index, call)
-    except OSError:
+    except (OSError, ValueError, RecursionError):  # a damaged or foreign record
         index.state = "unreadable"
         return index, None
     finally:

@@ -22,6 +22,8 @@ the file helpers that never follow a link) is imported from graphify_nudge,
 never copied. Here ``json`` and ``re`` are fine to import.
 """
 
+import bisect
+import contextlib
 import json
 import posix
 import re
@@ -35,6 +37,8 @@ from graphify_nudge import (
     DEFAULT_TELEMETRY_DIR,
     INDEX_DIR,
     INDEX_MAGIC,
+    INDEX_MAX_FIELD,
+    INDEX_MAX_LINE,
     TRIGGER_EXTENSIONS,
     Store,
     _absolute,
@@ -43,9 +47,11 @@ from graphify_nudge import (
     _graph_key,
     _index_header,
     _index_name,
+    _index_site,
     _is_name,
     _is_regular,
     _lock,
+    _plain,
     _read_file,
     _settings_of,
     _stat,
@@ -57,22 +63,32 @@ from graphify_nudge import (
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any, Final, NoReturn, Optional
 
     from graphify_nudge import Environ
 
 __all__ = [
     "INDEX_BUILD_SECONDS",
+    "INDEX_CPU_SECONDS",
     "INDEX_MAX_GRAPH_BYTES",
     "INDEX_MAX_SITES",
+    "INDEX_MEMORY_BASE",
+    "INDEX_MEMORY_PER_BYTE",
     "GraphIndexError",
     "build_graph_index",
     "main",
 ]
 
-INDEX_BUILD_SECONDS: "Final" = 600  # a background build never outlives this
+INDEX_BUILD_SECONDS: "Final" = 600  # a background build never outlives this (wall clock)
 INDEX_MAX_GRAPH_BYTES: "Final" = 512 << 20
 INDEX_MAX_SITES: "Final" = 64  # definition sites stored per name
+# A build's own limits, also under `mishkan graph-index`: CPU time
+# (RLIMIT_CPU; a 50 MiB graph takes ~5 s) and address space (RLIMIT_AS: a base
+# plus a multiple of graph.json's size; a 50 MiB graph peaks at ~7.5x).
+INDEX_CPU_SECONDS: "Final" = 120
+INDEX_MEMORY_BASE: "Final" = 256 << 20
+INDEX_MEMORY_PER_BYTE: "Final" = 16
 
 
 # ---------------------------------------------------------------------------
@@ -117,7 +133,7 @@ def main() -> "NoReturn":
 
         signal.alarm(INDEX_BUILD_SECONDS)  # never outlive a stuck build
         posix.nice(10)
-        _build_locked(graph_path, directory, wait=False)
+        _build_locked(graph_path, directory, wait=False, hard=True)
         code = 0
     except BaseException:
         pass
@@ -129,9 +145,10 @@ def main() -> "NoReturn":
 # 2. One build: locked, keyed to the graph version, written atomically
 
 
-def _build_locked(graph_path: str, directory: int, wait: bool) -> str:
+def _build_locked(graph_path: str, directory: int, wait: bool, hard: bool = False) -> str:
     """Build under `<name>.lock`: one builder at a time per graph; a second
-    one (wait=False) leaves at once, and anyone finds the work already done."""
+    one (wait=False) leaves at once, and anyone finds the work already done.
+    The reading and indexing run under the build's limits (`_limited`)."""
     name = _index_name(graph_path)
     fd = posix.open(f"{name}.lock", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
     try:
@@ -146,13 +163,15 @@ def _build_locked(graph_path: str, directory: int, wait: bool) -> str:
             return "current"
         _write_small(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
         try:
-            nodes = _load_nodes(graph_path)
-            lines = _index_lines(nodes)
+            with _limited(_graph_size(graph_path), hard):
+                nodes, links = _load_graph(graph_path)
+                lines = _index_lines(nodes, links, graph_path)
             if _graph_key_of(graph_path) != key:
                 raise GraphIndexError(f"{graph_path} changed while it was read")
         except (GraphIndexError, OSError, ValueError, MemoryError, RecursionError) as exc:
-            _write_small(f"{name}.attempt", f"{key}\tfailed: {exc}"[:400].encode(), directory)
-            raise GraphIndexError(f"{graph_path}: {exc}") from None
+            why = str(exc) if not isinstance(exc, MemoryError) else "over its memory limit"
+            _write_small(f"{name}.attempt", f"{key}\tfailed: {why}"[:400].encode(), directory)
+            raise GraphIndexError(f"{graph_path}: {why}") from None
         header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\n".encode()
         _write_index(f"{name}.idx", header + b"".join(line + b"\n" for line in lines), directory)
         _write_small(f"{name}.attempt", f"{key}\tbuilt".encode(), directory)
@@ -161,11 +180,80 @@ def _build_locked(graph_path: str, directory: int, wait: bool) -> str:
         posix.close(fd)
 
 
-def _graph_key_of(path: str) -> str:
+def _graph_stat(path: str) -> "posix.stat_result":
     st = _stat(path)
     if st is None or st.st_mode & _S_IFMT != _S_IFREG:
         raise GraphIndexError(f"{path}: not a regular file")
-    return _graph_key(built_at_commit(path), st.st_size, st.st_mtime_ns)
+    return st
+
+
+def _graph_key_of(path: str) -> str:
+    return _graph_key(built_at_commit(path), _graph_stat(path))
+
+
+def _graph_size(path: str) -> int:
+    size = _graph_stat(path).st_size
+    if size > INDEX_MAX_GRAPH_BYTES:
+        raise GraphIndexError(f"over {INDEX_MAX_GRAPH_BYTES >> 20} MiB")
+    return size
+
+
+@contextlib.contextmanager
+def _limited(graph_bytes: int, hard: bool = False) -> "Iterator[None]":
+    """The build's limits: INDEX_CPU_SECONDS more CPU time (RLIMIT_CPU, with a
+    SIGXCPU handler that fails the build with a reason) and INDEX_MEMORY_BASE
+    plus INDEX_MEMORY_PER_BYTE times the graph's size more address space
+    (RLIMIT_AS: MemoryError). Only soft limits are lowered, and restored after,
+    so `mishkan graph-index` gets its own back; `hard` (the detached builder,
+    which exits after) also lowers the hard CPU limit, a SIGKILL 10 s later for
+    a build stuck where no handler runs."""
+    import resource
+    import signal
+
+    def over(signum: int, frame: object) -> None:
+        raise GraphIndexError(f"over its CPU limit ({INDEX_CPU_SECONDS} s)")
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    cpu = resource.getrlimit(resource.RLIMIT_CPU)
+    memory = resource.getrlimit(resource.RLIMIT_AS)
+    try:
+        previous = signal.signal(signal.SIGXCPU, over)
+    except ValueError:  # not the main thread: no handler, so no CPU limit either
+        previous = None
+    try:
+        if previous is not None:
+            soft = int(usage.ru_utime + usage.ru_stime) + 1 + INDEX_CPU_SECONDS
+            top = soft + 10 if hard else cpu[1]
+            if _below(soft, cpu[1]):
+                resource.setrlimit(resource.RLIMIT_CPU, (soft, min(top, cpu[1], key=_limit)))
+        space = _address_space() + INDEX_MEMORY_BASE + INDEX_MEMORY_PER_BYTE * graph_bytes
+        if _below(space, memory[0]):
+            resource.setrlimit(resource.RLIMIT_AS, (space, memory[1]))
+        yield
+    finally:
+        if not hard:
+            resource.setrlimit(resource.RLIMIT_AS, memory)
+            resource.setrlimit(resource.RLIMIT_CPU, cpu)
+        if previous is not None:
+            signal.signal(signal.SIGXCPU, previous)
+
+
+def _limit(value: int) -> float:
+    """A resource limit as a number: RLIM_INFINITY (-1) is no limit."""
+    return float("inf") if value < 0 else value
+
+
+def _below(value: int, limit: int) -> bool:
+    return value < _limit(limit)
+
+
+def _address_space() -> int:
+    """This process's address space now (Linux: /proc/self/statm), else 0."""
+    data = _read_file("/proc/self/statm", 4096)
+    try:
+        return int((data or b"").split()[0]) * posix.sysconf("SC_PAGE_SIZE")
+    except (IndexError, ValueError, OSError):
+        return 0
 
 
 def _index_key(directory: int, name: str) -> "Optional[str]":
@@ -203,7 +291,8 @@ def _write_index(name: str, data: bytes, directory: int) -> None:
 # 3. The index lines (their format: graphify_nudge.py, section 6)
 
 
-def _load_nodes(graph_path: str) -> "list[dict[str, Any]]":
+def _load_graph(graph_path: str) -> "tuple[list[dict[str, Any]], list[dict[str, Any]]]":
+    """(nodes, links) of a graphify graph.json."""
     data = _read_file(graph_path, INDEX_MAX_GRAPH_BYTES)
     if data is None:
         raise GraphIndexError(
@@ -213,29 +302,53 @@ def _load_nodes(graph_path: str) -> "list[dict[str, Any]]":
     nodes = graph.get("nodes") if isinstance(graph, dict) else None
     if not isinstance(nodes, list):
         raise GraphIndexError("no `nodes` list: not a graphify graph.json")
-    return [node for node in nodes if isinstance(node, dict) and isinstance(node.get("id"), str)]
+    links = graph.get("links", graph.get("edges"))
+    links = links if isinstance(links, list) else []
+    return (
+        [node for node in nodes if isinstance(node, dict) and isinstance(node.get("id"), str)],
+        [link for link in links if isinstance(link, dict)],
+    )
 
 
-def _index_lines(nodes: "list[dict[str, Any]]") -> "list[bytes]":
-    """The sorted body lines of the index for these graph nodes."""
+def _index_lines(
+    nodes: "list[dict[str, Any]]",
+    links: "Optional[list[dict[str, Any]]]" = None,
+    graph_path: str = "",
+) -> "list[bytes]":
+    """The sorted body lines of the index for these graph nodes and links. Every
+    row is checked with the hook's own `_index_site` (and every file line's
+    text with `_plain`), the very checks the hook makes on read; a name's sites
+    are cut where its line would pass INDEX_MAX_LINE (its total still counts
+    them all)."""
     resolver = _Resolver(nodes)
+    defined = _Definitions(resolver, links or [], graph_path)
     lines: list[bytes] = []
     for path in sorted(resolver.files):
+        if path not in defined.answering_files:
+            continue  # a file node with no symbols and no connections: nothing to explain
         arg = resolver.file_argument(path)
         if arg is not None:
             lines.append(f"f\t{path}\t{arg}".encode())
     by_name: dict[str, list[tuple[tuple[int, int, str, int], list[object]]]] = {}
-    for i, name, path, line in resolver.definitions():
+    for i, name, path, line, scope in defined.sites():
         arg = resolver.symbol_argument(i, name, path)
-        if arg is None:
+        row: list[object] = [name, path, line, arg, resolver.ids[i], " ".join(scope)]
+        if arg is None or _index_site(row) is None:
             continue
-        row: list[object] = [name, path, line, arg, resolver.ids[i]]
-        by_name.setdefault(name.lower(), []).append((_site_rank(path, line), row))
+        by_name.setdefault(name, []).append((_site_rank(path, line), row))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
-        rows = [row for _, row in ranked[:INDEX_MAX_SITES]]
-        payload = _dumps([len(ranked), rows])
-        lines.append(f"s\t{key}\t{payload}".encode())
+        head = f"s\t{key}\t[{len(ranked)},["
+        rows: list[str] = []
+        size = len(head) + 2
+        for _, row in ranked[:INDEX_MAX_SITES]:
+            text = _dumps(row)  # ASCII: its length is its size
+            if size + len(text) + 1 > INDEX_MAX_LINE:
+                break
+            rows.append(text)
+            size += len(text) + 1
+        if rows:
+            lines.append(f"{head}{','.join(rows)}]]".encode())
     lines.sort()
     return lines
 
@@ -246,6 +359,217 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
     test = any(mark in lowered for mark in ("/test", "_test.", ".test.", ".spec.", "/spec/"))
     generated = any(lowered.endswith(ext) for ext in (".d.ts", ".d.cts", ".d.mts"))
     return (int(test), int(generated), path, line)
+
+
+# What a node defines, per language, as graphify 0.9.96's extractors build
+# them (graphify/extractors/go.py, rust.py; extract.py for the others):
+#
+# * Labels: functions `name()`, methods `.name()`, everything else `name`;
+#   Ruby classes and modules by their qualified name (`Hashie::Extensions::Mash`),
+#   which is the name `Mash` in the scope `Hashie Extensions`.
+# * Go and Rust declare each type, constant and variable with a `contains`
+#   edge from its file's node, at the declaration's line. Their other
+#   type-named nodes are not definitions: a Rust `impl Display for Version` in
+#   another file is a node `Version` there (its methods hang off it), and a Go
+#   method's receiver makes a node of its type at the method's line (merged by
+#   id with the type's own node, whose location may then be the receiver's).
+#   So a Go or Rust type is defined where a file `contains` it; a Rust type
+#   declared once in its file has `_rust_declaration_count` too, and an enum
+#   variant hangs off its enum (`case_of`).
+# * A method's scope is the node it hangs off (`method`, `contains` or
+#   `case_of` from a symbol node), then that node's scope; every site's scope
+#   starts with its file's directories and module name (`click core` for
+#   src/click/core.py), and Go's package is its directory, graphify's own
+#   `pkg_scope` (for files at the project root: the project directory's name).
+# * TypeScript and JavaScript accessors (`get shape()`, `set value(v)`) are
+#   method nodes, but to the language they are properties, which the
+#   interfaces and types that declare them also define, and graphify has no
+#   node for those (zod: `shape` has 12 definitions, the graph holds the one
+#   getter). The graph cannot answer for an accessor, so the index leaves it
+#   out and the hook stays silent; telling one needs its source line, the one
+#   thing the builder reads from the repository (bounded, never followed
+#   through a link, and only ever compared, never copied into the index).
+_TYPE_DEFINING_EXTENSIONS: "Final" = frozenset({".go", ".rs"})
+_SCRIPT_EXTENSIONS: "Final" = frozenset(
+    {".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+)
+_ACCESSOR_MODIFIERS: "Final" = frozenset(
+    {"static", "public", "private", "protected", "override", "declare", "abstract"}
+)
+_SOURCE_MAX_BYTES: "Final" = 4 << 20  # per file; a larger one is not looked at
+_SOURCES_MAX_BYTES: "Final" = 256 << 20  # per build
+_PARENT_RELATIONS: "Final" = frozenset({"method", "contains", "case_of"})
+_MAX_SCOPE_DEPTH: "Final" = 8
+
+
+class _Definitions:
+    def __init__(self, resolver: "_Resolver", links: "list[dict[str, Any]]", graph_path: str):
+        self.resolver = resolver
+        by_id = {nid: i for i, nid in enumerate(resolver.ids)}
+        self.file_nodes = set(resolver._file_node.values())
+        self.declared_at: dict[int, list[tuple[str, int]]] = {}  # Go/Rust: file contains it
+        self.parent: dict[int, int] = {}
+        connected: set[int] = set()
+        for link in links:
+            source, target = by_id.get(link.get("source")), by_id.get(link.get("target"))  # type: ignore[arg-type]
+            if source is None or target is None:
+                continue
+            connected.update((source, target))
+            relation = link.get("relation")
+            if relation == "contains":
+                # also from itself: graphify merges a Go file's node with the
+                # type of the same id (`type Widget` in widget/widget.go)
+                where = _site_of(link.get("source_file"), link.get("source_location"))
+                if where is not None:
+                    self.declared_at.setdefault(target, []).append(where)
+            if relation in _PARENT_RELATIONS and source != target and source not in self.file_nodes:
+                self.parent.setdefault(target, source)
+        self._connected = connected
+        # A method whose `method` edge graphify dropped (cobra: 36 methods of
+        # Command in other files) still carries its owner in its id, which
+        # graphify builds as `<owner id>_<name>`; an owner whose id collided
+        # got its file's path in front (`command_go_cobra_command`).
+        slug = re.compile(r"[^a-z0-9]+")
+        for i, nid in enumerate(resolver.ids):
+            prefix = slug.sub("_", resolver._source[i][0].lower()).strip("_") + "_"
+            if len(prefix) > 1 and nid.startswith(prefix):
+                by_id.setdefault(nid[len(prefix) :], i)
+        for i, node in enumerate(resolver.nodes):
+            label = node.get("label")
+            if i in self.parent or not isinstance(label, str) or not label.startswith("."):
+                continue
+            nid = resolver.ids[i]
+            for _ in range(4):
+                nid = nid[: nid.rfind("_")] if "_" in nid else ""
+                owner = by_id.get(nid)
+                if owner is not None and owner != i:
+                    if owner not in self.file_nodes:
+                        self.parent[i] = owner
+                    break
+        # graphify's Go package scope for a file at the project root: the
+        # project directory, which holds the graph's directory
+        parts = graph_path.split("/")
+        self.root_name = parts[-3] if len(parts) >= 3 else ""
+        # the project: graph.json sits in .graphify/ or graphify-out/ at its root
+        self.root = "/".join(parts[:-2]) if len(parts) >= 3 and graph_path[:1] == "/" else ""
+        self._lines: dict[str, list[bytes]] = {}
+        self._read_budget = _SOURCES_MAX_BYTES
+        self.answering_files = {resolver._source[i][0] for i in connected | set(self._named())} - {
+            ""
+        }
+
+    def _named(self) -> "list[int]":
+        out = []
+        for i, node in enumerate(self.resolver.nodes):
+            label = node.get("label")
+            if (
+                node.get("file_type") == "code"
+                and isinstance(label, str)
+                and i not in self.file_nodes
+            ):
+                out.append(i)
+        return out
+
+    @staticmethod
+    def label_parts(label: str) -> "list[str]":
+        """`.name()` -> [name]; `Hashie::Mash` -> [Hashie, Mash]."""
+        name = label[1:] if label.startswith(".") else label
+        name = name[:-2] if name.endswith("()") else name
+        return name.split("::") if "::" in name else [name]
+
+    def _scope_of(self, i: int) -> "list[str]":
+        chain: list[str] = []
+        seen = {i}
+        parent = self.parent.get(i)
+        while parent is not None and parent not in seen and len(seen) <= _MAX_SCOPE_DEPTH:
+            seen.add(parent)
+            label = self.resolver.nodes[parent].get("label")
+            if isinstance(label, str):
+                chain[:0] = self.label_parts(label)
+            parent = self.parent.get(parent)
+        return chain
+
+    def _path_scope(self, path: str) -> "list[str]":
+        parts = path.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        scope = [*parts[:-1], stem]
+        if _extension(path) == ".go" and len(parts) == 1 and self.root_name:
+            scope.insert(0, self.root_name)
+        return scope
+
+    def _is_accessor(self, path: str, line: int, name: str) -> bool:
+        """Whether the declaration at path:line is `get name(` or `set name(`."""
+        if not self.root or ".." in path.split("/"):
+            return False
+        if path not in self._lines:
+            data = None
+            if self._read_budget > 0:
+                data = _read_file(f"{self.root}/{path}", _SOURCE_MAX_BYTES, follow=False)
+            self._read_budget -= len(data) if data else 0
+            self._lines[path] = data.split(b"\n") if data else []
+        lines = self._lines[path]
+        if not 0 < line <= len(lines):
+            return False
+        words = lines[line - 1].decode("utf-8", "replace").replace("(", " (").split()
+        while words and words[0] in _ACCESSOR_MODIFIERS:
+            words.pop(0)
+        return len(words) >= 2 and words[0] in ("get", "set") and words[1] == name
+
+    def sites(self) -> "list[tuple[int, str, str, int, list[str]]]":
+        """(node, name, file, line, scope) for every definition site a node stands for."""
+        out = []
+        resolver = self.resolver
+        for i in self._named():
+            node = resolver.nodes[i]
+            source = resolver._source[i][0]
+            location = node.get("source_location")
+            label = str(node.get("label"))
+            if not source or _is_file_label(label, source) or not _plain(source):
+                continue
+            extension = _extension(source)
+            if extension not in _CODE_EXTENSIONS:
+                continue
+            parts = self.label_parts(label)
+            name = parts[-1]
+            if len(name) > INDEX_MAX_FIELD or not _is_name(name):
+                continue
+            here = _site_of(source, location)
+            callable_ = label.endswith("()") or label.startswith(".")
+            if extension in _TYPE_DEFINING_EXTENSIONS and not callable_:
+                where = list(self.declared_at.get(i, ()))
+                if (
+                    not where
+                    and here is not None
+                    and (node.get("_rust_declaration_count") or i in self.parent)
+                ):
+                    where = [here]  # a Rust type declared once; an enum variant
+            else:
+                where = [here] if here is not None else []
+            script_method = extension in _SCRIPT_EXTENSIONS and label.startswith(".")
+            if script_method and here is not None and self._is_accessor(*here, name):
+                continue
+            scope = parts[:-1] or self._scope_of(i)
+            for path, line in where:
+                if _plain(path):
+                    out.append((i, name, path, line, _bounded(self._path_scope(path) + scope)))
+        return out
+
+
+def _bounded(scope: "list[str]") -> "list[str]":
+    """A scope the hook accepts (`_index_site`): readable parts, at most
+    INDEX_MAX_FIELD characters joined, the outermost directories dropped first."""
+    parts = [part for part in scope if part and _plain(part) and " " not in part]
+    while parts and len(" ".join(parts)) > INDEX_MAX_FIELD:
+        parts.pop(0)
+    return parts
+
+
+def _site_of(path: object, location: object) -> "Optional[tuple[str, int]]":
+    if not isinstance(path, str) or not path or not isinstance(location, str):
+        return None
+    if location[:1] != "L" or not location[1:].isdigit() or len(location) >= 12:
+        return None
+    return path, int(location[1:])
 
 
 # ---------------------------------------------------------------------------
@@ -259,7 +583,6 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
 # graphify itself.
 
 
-_SAFE_TEXT_BAD: "Final" = frozenset("`'\"\\\t\n\r")
 # Source files whose nodes are definitions. graphify also turns the keys of
 # package.json and other data files into `code` nodes (`type` in zod's
 # package.json); those define nothing an agent greps for.
@@ -275,19 +598,50 @@ def _is_file_label(label: str, source: str) -> bool:
     return label == source.rsplit("/", 1)[-1] or source.endswith("/" + label)
 
 
-def _safe(text: str) -> bool:
-    """Graph content is repository content: only plain printable text reaches an advisory."""
-    return (
-        bool(text)
-        and text.isprintable()
-        and not text.startswith("-")
-        and not (_SAFE_TEXT_BAD & set(text))
-        and len(text) <= 1024
-    )
+#: candidate lists this short are checked one by one; longer ones are sorted
+#: once (`_Endings`): a scan per query made N same-named nodes cost N squared
+_SCAN_MEMBERS = 16
+
+
+class _Endings:
+    """The members of one candidate list (the nodes under one key of a lookup
+    table), sorted by their source file's path components and tokens, each
+    reversed: the members whose source *ends with* given components or tokens
+    are then one range, found by binary search."""
+
+    __slots__ = ("part_nodes", "parts", "token_nodes", "tokens")
+
+    def __init__(self, members: "list[int]", resolver: "_Resolver") -> None:
+        by_parts = sorted((resolver.reversed_source(i)[0], i) for i in members)
+        by_tokens = sorted((resolver.reversed_source(i)[1], i) for i in members)
+        self.parts = [key for key, _ in by_parts]
+        self.part_nodes = [i for _, i in by_parts]
+        self.tokens = [key for key, _ in by_tokens]
+        self.token_nodes = [i for _, i in by_tokens]
+
+    @staticmethod
+    def ending(
+        keys: "list[tuple[str, ...]]", nodes: "list[int]", end: "tuple[str, ...]", whole: bool
+    ) -> "list[int]":
+        """The first two members whose key starts with `end` (equals it: `whole`)."""
+        at = bisect.bisect_left(keys, end)
+        out: list[int] = []
+        while at < len(keys) and len(out) < 2:
+            key = keys[at]
+            if not (key == end if whole else key[: len(end)] == end):
+                break
+            out.append(nodes[at])
+            at += 1
+        return out
 
 
 class _Resolver:
-    """graphify 0.9.96's node matching, reduced to what `explain ARG` needs."""
+    """graphify 0.9.96's node matching, reduced to what `explain ARG` needs.
+
+    Every question is answered from tables built once (dicts of node lists,
+    `_Endings` sorted once), never by scanning the nodes: O(n log n) in the
+    graph. A scan per definition made 16,000 nodes sharing one label in one
+    file take 188 s (issue 20)."""
 
     def __init__(self, nodes: "list[dict[str, Any]]") -> None:
         self._token_re = re.compile(r"[^\W_]+")
@@ -303,6 +657,8 @@ class _Resolver:
         self._sources_by_tokens: dict[str, set[str]] = {}
         self._source: list[tuple[str, str, str]] = []  # (file, tokens, normalised)
         self._file_node: dict[str, int] = {}  # file -> its own node (label: the base name)
+        self._endings: dict[tuple[str, str], _Endings] = {}  # ("t"|"l", key), built on demand
+        self._reversed: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # by source
         for i, node in enumerate(nodes):
             nid = str(node["id"])
             label = node.get("label") or ""
@@ -341,83 +697,105 @@ class _Resolver:
     def _tokens(self, text: str) -> str:
         return " ".join(self._token_re.findall(self._strip(text).lower()))
 
-    def _exact(self, query: str) -> "set[int]":
-        """graphify's `exact` tier for `query` (label, tokens or id equal)."""
-        term, norm_query = self._tokens(query), self._strip(query).lower().strip()
-        return set(self._by_term.get(term, ())) | set(self._by_query.get(norm_query, ()))
+    @staticmethod
+    def _ends(normalised: str, tokens: str) -> "tuple[tuple[str, ...], tuple[str, ...]]":
+        """A path's components and tokens, reversed (what `_Endings` sorts by)."""
+        return tuple(reversed(normalised.split("/"))), tuple(reversed(tokens.split(" ")))
 
-    def _scoped(self, path_part: str, symbol_part: str) -> "set[int]":
-        """`_resolve_path_scoped_symbol`: nodes of a file matching `path_part`
-        whose label or id matches `symbol_part`."""
+    def reversed_source(self, i: int) -> "tuple[tuple[str, ...], tuple[str, ...]]":
+        """`_ends` of node i's source, made once per distinct source."""
+        source, tokens, normalised = self._source[i]
+        ends = self._reversed.get(source)
+        if ends is None:
+            ends = self._reversed[source] = self._ends(normalised, tokens)
+        return ends
+
+    def _exact_any(self, query: str) -> bool:
+        """Whether graphify's `exact` tier for `query` (label, tokens or id equal) is not empty."""
+        norm_query = self._strip(query).lower().strip()
+        return bool(self._by_term.get(self._tokens(query)) or self._by_query.get(norm_query))
+
+    def _exact_is(self, query: str, i: int) -> bool:
+        """Whether graphify's `exact` tier for `query` is node i alone. (A node is in
+        a table's list at most once, so a list within {i} has at most one entry.)"""
+        norm_query = self._strip(query).lower().strip()
+        lists = (self._by_term.get(self._tokens(query), []), self._by_query.get(norm_query, []))
+        return any(lists) and all(not found or found == [i] for found in lists)
+
+    def _scoped(self, path_part: str, symbol_part: str) -> "list[int]":
+        """`_resolve_path_scoped_symbol`, to the first two nodes: those of a file
+        matching `path_part` whose label or id matches `symbol_part`.
+
+        A candidate's file matches when its tokens equal the path's or end with
+        them (after a space), or its normalised path equals the path or ends
+        with `/` and the path. A short candidate list is checked as that; a long
+        one through its `_Endings`, where those candidates are the ones whose
+        reversed tokens (components) start with the path's: one binary search."""
         path_tokens = self._tokens(path_part)
         norm_path = self._strip(path_part).lower().strip()
-        term = self._tokens(symbol_part)
-        candidates = set(self._by_term.get(term, ()))
-        candidates |= set(self._by_label.get(self._strip(symbol_part).lower().strip(), ()))
-        out = set()
-        for i in candidates:
-            _, tokens, normalised = self._source[i]
-            if (
-                tokens == path_tokens
-                or normalised == norm_path
-                or (norm_path and normalised.endswith("/" + norm_path))
-                or (path_tokens and tokens.endswith(" " + path_tokens))
-            ):
-                out.add(i)
-        return out
+        found: list[int] = []
+        for table, kind, key in (
+            (self._by_term, "t", self._tokens(symbol_part)),
+            (self._by_label, "l", self._strip(symbol_part).lower().strip()),
+        ):
+            members = table.get(key) or []
+            if len(members) <= _SCAN_MEMBERS:
+                found += [j for j in members if self._file_matches(j, path_tokens, norm_path)]
+                continue
+            endings = self._endings.get((kind, key))
+            if endings is None:
+                endings = self._endings[kind, key] = _Endings(members, self)
+            parts, tokens = self._ends(norm_path, path_tokens)
+            found += endings.ending(endings.parts, endings.part_nodes, parts, not norm_path)
+            found += endings.ending(endings.tokens, endings.token_nodes, tokens, not path_tokens)
+        return list(dict.fromkeys(found))[:2]
 
-    def _py_scoped(self, query: str) -> "set[int]":
+    def _file_matches(self, j: int, path_tokens: str, norm_path: str) -> bool:
+        """graphify's test of one candidate's file against a path (tokens, normalised)."""
+        _, tokens, normalised = self._source[j]
+        return (
+            tokens == path_tokens
+            or normalised == norm_path
+            or bool(norm_path and normalised.endswith("/" + norm_path))
+            or bool(path_tokens and tokens.endswith(" " + path_tokens))
+        )
+
+    def _py_scoped(self, query: str) -> bool:
         match = self._py_qualified.match(query.strip())
         if not match:
-            return set()
+            return False
         module = match.group(1).replace(".", "/")
-        for path_part in (f"{module}.py", f"{module}/__init__.py"):
-            found = self._scoped(path_part, match.group(2))
-            if found:
-                return found
-        return set()
-
-    def definitions(self) -> "list[tuple[int, str, str, int]]":
-        """(node, name, file, line) for every code node that defines a name."""
-        out = []
-        for i, node in enumerate(self.nodes):
-            source = self._source[i][0]
-            location = node.get("source_location")
-            label = node.get("label")
-            if node.get("file_type") != "code" or not source or not isinstance(label, str):
-                continue
-            if not (isinstance(location, str) and location[:1] == "L" and location[1:].isdigit()):
-                continue
-            if _is_file_label(label, source):
-                continue  # the file's own node
-            name = label[1:] if label.startswith(".") else label
-            name = name[:-2] if name.endswith("()") else name
-            if _is_name(name) and _safe(source) and _extension(source) in _CODE_EXTENSIONS:
-                out.append((i, name, source, int(location[1:])))
-        return out
+        return any(
+            self._scoped(path_part, match.group(2))
+            for path_part in (f"{module}.py", f"{module}/__init__.py")
+        )
 
     def _id_resolves(self, i: int) -> bool:
         nid = self.ids[i]
-        if not _safe(nid) or "::" in nid or self._py_qualified.match(nid.strip()):
+        if not _plain(nid) or "::" in nid or self._py_qualified.match(nid.strip()):
             return False
         if self._sources_by_tokens.get(self._tokens(nid)):
             return False  # the id reads as a file path: the source tier wins
-        return self._exact(nid) == {i}
+        return self._exact_is(nid, i)
 
     def symbol_argument(self, i: int, name: str, path: str) -> "Optional[str]":
         """`path::name` when graphify resolves it to node i alone, else the node id."""
         scoped = f"{path}::{name}"
-        if ":" not in path and not self._exact(scoped) and self._scoped(path, name) == {i}:
+        if (
+            ":" not in path and _plain(scoped) and not self._exact_any(scoped)
+            and self._scoped(path, name) == [i]
+        ):  # fmt: skip
             return scoped
         return self.ids[i] if self._id_resolves(i) else None
 
     def file_argument(self, path: str) -> "Optional[str]":
         """ "" when `graphify explain PATH` resolves within this file, else the
-        file node's id, else None (the file is then left out: no advice)."""
-        if not _safe(path) or ":" in path:
+        file node's id, else None (the file is then left out: no advice). Only
+        `_plain` paths: the hook would not write another into a command."""
+        if not _plain(path) or ":" in path:
             return None
         tier = self._sources_by_tokens.get(self._tokens(path), set())
-        py_qualified = self._py_qualified.match(path.strip()) and not self._exact(path)
+        py_qualified = self._py_qualified.match(path.strip()) and not self._exact_any(path)
         if tier == {path} and not (py_qualified and self._py_scoped(path)):
             return ""
         i = self._file_node.get(path)

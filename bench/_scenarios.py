@@ -232,13 +232,14 @@ def write_graph(
     built_at_commit: str | None,
     mtime: float,
     size_bytes: int = 0,
+    extra: list[dict[str, Any]] | None = None,
 ) -> int:
     """Write graph.json in graphify 0.9.96's compact shape; returns its size.
 
-    The real nodes of the fixture come first; with ``size_bytes`` it is padded
-    with synthetic nodes and links of the same shape up to at least that size.
-    ``built_at_commit`` is the last key, as graphify writes it; None omits it
-    (graphs built before graphify recorded it).
+    The real nodes of the fixture come first, then ``extra``; with
+    ``size_bytes`` it is padded with synthetic nodes and links of the same
+    shape up to at least that size. ``built_at_commit`` is the last key, as
+    graphify writes it; None omits it (graphs built before graphify recorded it).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
     real = [
@@ -251,7 +252,7 @@ def write_graph(
         '{"directed":false,"multigraph":false,'
         '"graph":{"schema_version":1,"graphify_version":"0.9.96"},"nodes":['
     )
-    nodes = [dump(n) for n in real]
+    nodes = [dump(n) for n in real + (extra or [])]
     links = [dump(_link(0))]
     total = len(head) + sum(len(s) + 1 for s in nodes) + sum(len(s) + 1 for s in links) + 120
     i = 3
@@ -273,10 +274,78 @@ def write_graph(
     return len(data)
 
 
+def write_go_graph(path: Path, built_at_commit: str, mtime: float, size_bytes: int) -> int:
+    """A graph of a large Go project in graphify 0.9.96's shape (issue 23),
+    padded to at least ``size_bytes``: per package (its directory) types, each
+    declared with a `contains` edge from its file's node, methods hanging off
+    their type by `method` edges, half of them in another file of the package,
+    and a test file per package whose receivers make a second node of the type
+    there (the shape extractors/go.py writes). One type, `Command`, has
+    methods in 40 files; `Handler` and `ServeHTTP` are defined in every
+    package, so their index lines carry the most sites. (Other method names
+    are unique: the 0.9.96-era builder is quadratic in a name's node count.) The fixture's own
+    nodes (src/app.py, ...) come first, as in `write_graph`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    nodes = [
+        dump(_node(0, "src/app.py") | {"id": "src_app_apply_overlay", "label": "apply_overlay()"}),
+        dump(_node(1, "src/util.py") | {"id": "src_util_helper", "label": "helper()"}),
+    ]
+    links = [dump(_link(0))]
+
+    def node(nid: str, label: str, file: str, line: int) -> None:
+        nodes.append(dump({"id": nid, "label": label, "_origin": "ast", "community": line % 53,
+                           "file_type": "code", "norm_label": label.lower(),
+                           "source_file": file, "source_location": f"L{line}"}))  # fmt: skip
+
+    def link(source: str, target: str, relation: str, file: str, line: int) -> None:
+        links.append(dump({"source": source, "target": target, "relation": relation,
+                           "_origin": "ast", "confidence": "EXTRACTED", "confidence_score": 1.0,
+                           "source_file": file, "source_location": f"L{line}",
+                           "weight": 1.0}))  # fmt: skip
+
+    def package(pkg: str, types: list[str]) -> None:
+        files = [f"{pkg}/{t.lower()}.go" for t in types] + [f"{pkg}/{pkg}_test.go"]
+        for file in files:
+            node(file.replace("/", "_").replace(".", "_"), file.rsplit("/", 1)[-1], file, 1)
+        for k, t in enumerate(types):
+            file, other = files[k], files[(k + 1) % len(types)]
+            tid, fid = f"{pkg}_{t.lower()}", file.replace("/", "_").replace(".", "_")
+            node(tid, t, file, 10)
+            link(fid, tid, "contains", file, 10)
+            for m in range(6):
+                where = file if m % 2 == 0 else other
+                name = f"Method{m}" if pkg == "cmd" else f"{t}M{m}"
+                node(f"{tid}_{name.lower()}", f".{name}()", where, 20 + 10 * m)
+                link(tid, f"{tid}_{name.lower()}", "method", where, 20 + 10 * m)
+            if k < 2 or pkg == "cmd":
+                test = files[-1]
+                node(f"{pkg}_{pkg}_test_go_{t.lower()}", t, test, 5 + k)  # a receiver's node
+                node(f"{tid}_string", ".String()", test, 5 + k)
+                link(f"{pkg}_{pkg}_test_go_{t.lower()}", f"{tid}_string", "method", test, 5 + k)
+
+    package("cmd", ["Command"] + [f"Flag{k}" for k in range(39)])
+    p = 0
+    while sum(map(len, nodes)) + sum(map(len, links)) < size_bytes:
+        for _ in range(50):  # measured every 50 packages (~0.5 MiB)
+            package(f"pkg{p}", ["Handler", "ServeHTTP"] + [f"Type{p}x{k}" for k in range(10)])
+            p += 1
+    head = ('{"directed":false,"multigraph":false,'
+            '"graph":{"schema_version":1,"graphify_version":"0.9.96"},"nodes":[')  # fmt: skip
+    tail = f'],"hyperedges":[],"built_at_commit":"{built_at_commit}"}}'
+    data = (head + ",".join(nodes) + '],"links":[' + ",".join(links) + tail).encode()
+    path.write_bytes(data)
+    os.utime(path, (mtime, mtime))
+    return len(data)
+
+
 GRAPH_DIR = ".graphify"  # where MISHKAN places graphify's artifacts
 FRESH_GRAPH_TIME = BASE_TIME + 7200  # after both commits and every file
 OLD_GRAPH_TIME = BASE_TIME - 3600  # before both commits
 BIG_GRAPH_BYTES = 50 * 1024 * 1024
+# 57,000 nodes, 1,350 packages: its index takes the builder about a minute on
+# this 2-core VM (the builder is quadratic in a name's node count)
+GO_GRAPH_BYTES = 20 * 1024 * 1024
 
 
 @dataclass
@@ -339,6 +408,15 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     if name == "big":
         size = write_graph(graph, head, FRESH_GRAPH_TIME, big_graph_bytes)
         return Fixture(name, root, head, graph, f"graph.json {size / 1048576:.1f} MiB")
+    if name == "biggo":
+        size = write_go_graph(graph, head, FRESH_GRAPH_TIME, min(big_graph_bytes, GO_GRAPH_BYTES))
+        return Fixture(name, root, head, graph, f"Go-shaped graph.json {size / 1048576:.1f} MiB")
+    if name in HOSTILE_GRAPHS:
+        scale = big_graph_bytes / BIG_GRAPH_BYTES
+        extra = hostile_nodes(name, scale)
+        size = write_graph(graph, head, FRESH_GRAPH_TIME, extra=extra)
+        note = f"{HOSTILE_GRAPHS[name]} ({size / 1048576:.1f} MiB)"
+        return Fixture(name, root, head, graph, note)
     if name == "packed":
         git(root, "pack-refs", "--all", "--prune")
         write_graph(graph, head, FRESH_GRAPH_TIME)
@@ -346,12 +424,33 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     raise ValueError(f"unknown fixture {name!r}")
 
 
+#: graphs a hostile repository can commit (issue 20): what each holds
+HOSTILE_GRAPHS = {
+    "huge_label": "one node labelled with a 40 MiB identifier (about 40 KB in git)",
+    "duplicates": "16,000 nodes sharing the label apply_overlay() in one file",
+}
+HUGE_LABEL_BYTES = 40 << 20
+DUPLICATES = 16_000
+
+
+def hostile_nodes(name: str, scale: float = 1.0) -> list[dict[str, Any]]:
+    """The nodes a hostile graph adds to the fixture's real ones. ``scale``
+    shrinks the huge label (the harness test builds every fixture small)."""
+    if name == "huge_label":
+        label = "a" * max(1024, int(HUGE_LABEL_BYTES * scale)) + "()"
+        return [_node(3, "src/huge.py") | {"id": "src_huge_a", "label": label}]
+    return [
+        _node(i, "src/app.py") | {"id": f"src_app_apply_overlay_{i}", "label": "apply_overlay()"}
+        for i in range(3, 3 + DUPLICATES)
+    ]
+
+
 #: fixtures whose index is deliberately not current (every other graph gets
 #: its index built by `build_index` before it is timed)
 INDEX_STATES = ("index_missing", "index_spawn", "index_outdated")
 FIXTURES = (
-    "fresh", "stale", "absent", "nobuilt", "big", "packed", "worktree", "session10k",
-    *INDEX_STATES,
+    "fresh", "stale", "absent", "nobuilt", "big", "biggo", "packed", "worktree", "session10k",
+    *INDEX_STATES, *HOSTILE_GRAPHS,
 )  # fmt: skip
 
 # Run by the interpreter under test: builds the hook's graph index of one
@@ -384,7 +483,10 @@ if state == "index_outdated":
     fields[1] = b"0" * 40 + b":1"  # built for another graph
     open(name + ".idx", "wb").write(b"\t".join(fields) + b"\n" + rest)
 if state in ("index_missing", "index_outdated"):
-    key = g._graph_key(g.built_at_commit(graph.path), graph.size, graph.mtime_ns)
+    if getattr(graph, "stat", None) is not None:  # keyed to the graph's inode and ctime
+        key = g._graph_key(g.built_at_commit(graph.path), graph.stat)
+    else:  # a hook from before issue 20
+        key = g._graph_key(g.built_at_commit(graph.path), graph.size, graph.mtime_ns)
     open(name + ".attempt", "wb").write(key.encode() + b"\tspawned")
 """
 
@@ -525,6 +627,16 @@ def _read_post(root: str) -> object:
     }
 
 
+GO_RECEIVER = "rg -n 'func \\(c \\*Command\\) Method3' cmd"
+
+
+def _grep_go(name: str) -> Callable[[str], dict[str, Any]]:
+    def args(root: str) -> dict[str, Any]:
+        return {"pattern": name, "path": root, "output_mode": "content"}
+
+    return args
+
+
 def _grep_missing(root: str) -> dict[str, Any]:
     return {"pattern": "not_in_this_graph", "path": root, "output_mode": "content"}
 
@@ -572,6 +684,12 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
      {"naive": True, "naive_calls": 20}, "Read trigger, 50 MiB graph.json, its index current"),
     ("index_50mb", BOTH, "big", PRE, "Grep", _grep_symbol,
      {}, "Grep trigger answered from the index of a 50 MiB graph (a unique definition)"),
+    ("index_go_type", BOTH, "biggo", PRE, "Grep", _grep_go("Command"),
+     {}, "Grep of a Go type with methods and receivers in 40 files, 20 MiB Go-shaped graph"),
+    ("index_go_receiver", BOTH, "biggo", PRE, "Bash", _bash(GO_RECEIVER, "Find the method"),
+     {}, f"Bash `{GO_RECEIVER}` (qualified by the receiver type), same graph"),
+    ("index_go_many", BOTH, "biggo", PRE, "Grep", _grep_go("Handler"),
+     {}, "Grep of a name every package defines (the longest index line), same graph"),
     ("index_not_in_graph", BOTH, "fresh", PRE, "Grep", _grep_missing,
      {"expect": "silent"}, "Grep of a name the graph does not hold: silent, not_in_graph"),
     ("index_missing", BOTH, "index_missing", PRE, "Grep", _grep_symbol,
@@ -580,6 +698,10 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
      {"index_spawn": True}, "Grep trigger, no index: every call spawns the detached builder"),
     ("index_outdated", BOTH, "index_outdated", PRE, "Grep", _grep_symbol,
      {}, "Grep trigger, index of another graph version (its rebuild already started)"),
+    ("hostile_label", BOTH, "huge_label", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger, index of a graph holding a 40 MiB label (issue 20)"),
+    ("hostile_duplicates", BOTH, "duplicates", PRE, "Grep", _grep_symbol,
+     {}, "Grep trigger for a name 16,000 nodes define in one file (issue 20): ambiguous"),
     ("packed_refs", BOTH, "packed", PRE, "Read", _read_app,
      {}, "Read trigger, HEAD's branch only in packed-refs"),
     ("worktree", BOTH, "worktree", PRE, "Read", _read_app,

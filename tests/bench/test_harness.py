@@ -177,6 +177,11 @@ def test_fixtures(tmp_path: Path) -> None:
     assert fx["packed"].head in (packed / "packed-refs").read_text()
     assert (packed / "HEAD").read_text().strip() == "ref: refs/heads/main"
 
+    huge = _tail(fx["huge_label"].root / ".graphify" / "graph.json")["nodes"]
+    assert max(len(n["label"]) for n in huge) > 300_000 * 0.8 * sc.HUGE_LABEL_BYTES / (50 << 20)
+    dups = _tail(fx["duplicates"].root / ".graphify" / "graph.json")["nodes"]
+    assert sum(n["label"] == "apply_overlay()" for n in dups) == sc.DUPLICATES + 1
+
     wt = fx["worktree"].root
     assert (wt / ".git").is_file()
     gitdir = Path((wt / ".git").read_text().split(":", 1)[1].strip())

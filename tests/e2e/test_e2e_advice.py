@@ -49,6 +49,9 @@ pytestmark = pytest.mark.e2e
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MINI = REPO_ROOT / "tests" / "hook" / "data" / "mini"
 MINI_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "mini.graph.json"
+#: issue 23: Go, Rust, Ruby, PHP and JavaScript shapes (tests/hook/test_languages.py)
+POLYGLOT = REPO_ROOT / "tests" / "hook" / "data" / "polyglot"
+POLYGLOT_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "polyglot.graph.json"
 OTHER_REL = "src/overlay/util.py"  # never named by the failing lookup
 #: a lookup an agent types with a partial name: graphify exits 3, "Ambiguous:
 #: 'apply' matches 2 nodes in src/overlay/core.py", naming the file
@@ -174,7 +177,7 @@ def test_the_unique_symbol_advisory_names_its_site_and_its_command_resolves(
     session: ScenarioRun,
 ) -> None:
     advisory = _advisory_after(session, "grep")
-    assert f"holds one definition of {SYMBOL}: {SOURCE_REL}:23" in advisory
+    assert f'holds one definition of "{SYMBOL}": "{SOURCE_REL}:23"' in advisory
     call = session.telemetry_call("grep")
     assert (call["index"], call["sites"]) == ("current", 1)
     command = _commands(advisory)[0]
@@ -266,7 +269,7 @@ for line in open(sys.argv[2]).read().splitlines():
         if nid is None or g.nodes[nid].get("source_file") != key:
             wrong.append(f"file {key}: {payload or key} -> {nid}")
         continue
-    for name, _path, _line, arg, node_id in json.loads(payload)[1]:
+    for name, _path, _line, arg, node_id, *_scope in json.loads(payload)[1]:
         nid, _ = _resolve_single_node(g, arg)
         if nid != node_id:
             wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")
@@ -285,19 +288,22 @@ def _resolve_all(graph_path: Path, index_lines: list[bytes], work: Path) -> list
     return wrong
 
 
-def test_the_unit_test_graph_is_what_graphify_builds(tmp_path: Path, graphify_bin: Path) -> None:
-    built = _graph_of(MINI, tmp_path / "mini", graphify_bin)
-    assert _shape(built) == _shape(json.loads(MINI_GRAPH.read_text()))
+@pytest.mark.parametrize(("source", "kept"), [(MINI, MINI_GRAPH), (POLYGLOT, POLYGLOT_GRAPH)])
+def test_the_unit_test_graph_is_what_graphify_builds(
+    tmp_path: Path, graphify_bin: Path, source: Path, kept: Path
+) -> None:
+    built = _graph_of(source, tmp_path / source.name, graphify_bin)
+    assert _shape(built) == _shape(json.loads(kept.read_text()))
 
 
-@pytest.mark.parametrize("which", ["mini", "fixture_repo"])
+@pytest.mark.parametrize("which", ["mini", "polyglot", "fixture_repo"])
 def test_graphify_resolves_every_argument_the_index_chose(
     tmp_path: Path, graphify_bin: Path, which: str
 ) -> None:
-    source = MINI if which == "mini" else REPO_ROOT / "tests" / "e2e" / "fixture_repo"
+    source = {"mini": MINI, "polyglot": POLYGLOT}.get(which, REPO_ROOT / "tests/e2e/fixture_repo")
     graph = _graph_of(source, tmp_path / which, graphify_bin)
-    lines = graphify_nudge_index._index_lines(graphify_nudge_index._load_nodes(
-        str(tmp_path / which / "graphify-out" / "graph.json")))  # fmt: skip
+    graph_file = str(tmp_path / which / "graphify-out" / "graph.json")
+    lines = graphify_nudge_index._index_lines(*graphify_nudge_index._load_graph(graph_file))
     assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
     graph_path = tmp_path / which / "graphify-out" / "graph.json"
     assert _resolve_all(graph_path, lines, tmp_path) == []

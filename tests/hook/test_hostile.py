@@ -223,19 +223,6 @@ def _wait_open(proc: subprocess.Popen[bytes]) -> tuple[bytes, bytes]:
     return proc.stdout.read(), proc.stderr.read()
 
 
-def test_git_that_hangs_is_killed(hook: Hook, tmp_path: Path) -> None:
-    """A packed commit object sends the hook to `git show`; git reading a FIFO
-    planted in .git must not hold the call."""
-    write_graph(hook.repo, None, mtime=1.0)
-    git(hook.repo, "gc", "-q")
-    fake = tmp_path / "bin"
-    fake.mkdir()
-    (fake / "git").write_text("#!/bin/sh\nexec sleep 60\n")
-    (fake / "git").chmod(0o755)
-    hook.env["PATH"] = f"{fake}:{hook.env['PATH']}"
-    run_timed(hook, grep_input(hook))
-
-
 # -- symlinks at every path component the hook writes through ------------------------
 
 

@@ -82,7 +82,7 @@ def test_the_builder_imports_the_hook_and_nothing_of_the_package() -> None:
         if isinstance(node, (ast.Import, ast.ImportFrom))
         for alias in node.names
     }
-    assert top == {"graphify_nudge", "json", "posix", "re", "sys"}, top
+    assert top == {"bisect", "contextlib", "graphify_nudge", "json", "posix", "re", "sys"}, top
 
 
 def test_modules_loaded_at_run_time(hook: Hook, fresh_graph: Path) -> None:
