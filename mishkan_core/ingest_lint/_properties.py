@@ -142,7 +142,7 @@ def _columns(lines: list[str]) -> float:
     return sum(1 for found in starts if len(found & shared) >= 2) / len(lines)
 
 
-def _named(heads: list[str], tokens: list[list[str]]) -> int:
+def _named(tokens: list[list[str]]) -> int:
     """The code names of each line, at most one a word, summed: ``_CODE_WORD`` matches
     within a word (no branch reads a blank, and a blank before a word reads as its
     start), so each distinct word is counted once, and only a word that could hold one
@@ -160,12 +160,11 @@ def _named(heads: list[str], tokens: list[list[str]]) -> int:
         and "@" not in word
         and "://" not in word
     ]
-    if read:
-        marked = _CODE_WORD.sub("\x00", "\n".join(read))
-        if "\x00" in "".join(read):  # (a word with a NUL in it: read each on its own)
-            counts.update((word, len(_CODE_WORD.findall(word))) for word in read)
-        else:
-            counts.update(zip(read, map(str.count, marked.split("\n"), repeat("\x00"))))
+    if any(map(str.__contains__, read, repeat("\x00"))):  # (NUL marks a match below)
+        counts.update((word, len(_CODE_WORD.findall(word))) for word in read)
+    elif read:
+        marked = _CODE_WORD.sub("\x00", "\n".join(read)).split("\n")
+        counts.update(zip(read, map(str.count, marked, repeat("\x00"))))
     count = counts.__getitem__
     return sum(map(min, map(len, tokens), [sum(map(count, words)) for words in tokens]))
 
@@ -239,7 +238,7 @@ class Properties:
                 if signs >= 0.15 * solid and solid >= 0.85 * LONG:
                     long_width += len(line)
         self.compact = long_width / width
-        self.identifiers = _named(heads, tokens) / words if words else 0.0
+        self.identifiers = _named(tokens) / words if words else 0.0
         self.punctuation = marks / chars if chars else 0.0
         self.edges = _edges(heads, tokens) / n
 

@@ -295,6 +295,7 @@ _STRONG = FUNCTION_WORDS - _WEAK
 #: the bytes of the characters that tell code_shaped "code" without a pattern, and the
 #: line break between lines: every other byte is deleted to find the lines with one
 _NOT_CODE_CHAR = bytes(b for b in range(256) if chr(b) not in _CODE_CHARS and b != 10)
+_IDENTITY = bytes(range(256))
 #: letters as _PHRASE reads them: a lower-case one "a", a capital "A", a blank " "; any
 #: other byte "." (a line break stays one): _PHRASE needs "a aa" or "a Aa" in a line
 _LETTERS = bytes(
@@ -401,9 +402,6 @@ def _settle(
     return sorted(rest), sorted(last)
 
 
-_IDENTITY = bytes(range(256))
-
-
 def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role: int) -> None:
     """A paragraph with sentences in it is prose, all of it: the lines of a wrapped
     sentence that carry no function word ("`/proc` file system is unavailable.")
@@ -446,12 +444,11 @@ def prose_carried(blocks: list[Block]) -> tuple[bool, float]:
     prose = content = 0.0
     for block in blocks:
         if block.fenced:
-            content += sum(max(1.0, len(line) / 80.0) for line in block.lines if line.strip())
+            content += sum(max(1.0, len(line) / LINE) for line in block.lines if line.strip())
             continue
-        for line, role in zip(block.lines, line_roles(block)):
-            if not line.strip():
+        for text, weight, role in zip(stripped_lines(block), widths(block), line_roles(block)):
+            if not text:
                 continue
-            weight = max(1.0, len(line.strip()) / 80.0)
             content += weight
             if role == PROSE:
                 prose += weight

@@ -144,7 +144,7 @@ def test_the_properties_read_as_each_line_on_its_own(lines: list[str]) -> None:
 
     tokens = [line.split() for line in lines]
     named, edges, tree, starts = _plain_properties(lines)
-    assert _named(lines, tokens) == named
+    assert _named(tokens) == named
     assert _edges(lines, tokens) == edges
     assert sum(_TREE.match(line.lstrip(" \t")) is not None for line in lines) == tree
     expanded = [line.expandtabs(8) if "\t" in line else line for line in lines]

@@ -108,10 +108,6 @@ def template(line: str) -> str:
     return skeleton_of(line, None)
 
 
-def width(line: str) -> float:
-    return max(1.0, len(line.strip()) / LINE)
-
-
 def nests_deep(line: str) -> bool:
     """Do the line's brackets nest DEPTH deep (a printed node tree does), within its
     first few hundred brackets?"""
