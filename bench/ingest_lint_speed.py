@@ -94,6 +94,20 @@ def family_worker(package_root: str, listing: str, repeat: int) -> None:
     print(json.dumps(out))
 
 
+def _family_command(root: Path, listing: Path, repeat: int) -> list[str]:
+    """The command line of a family worker for the package under ``root``."""
+    return [
+        sys.executable,
+        __file__,
+        "--family-worker",
+        str(root),
+        "--listing",
+        str(listing),
+        "--repeat",
+        str(repeat),
+    ]
+
+
 def by_family(args: argparse.Namespace, corpus: Path) -> int:
     """MB/s per family, this checkout against the baseline, alternating (see main)."""
     groups = family_files(corpus)
@@ -105,16 +119,7 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         for _ in range(args.rounds):
             for arm, root in arms:
                 done = subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        "--family-worker",
-                        str(root),
-                        "--listing",
-                        str(listing),
-                        "--repeat",
-                        str(args.repeat),
-                    ],
+                    _family_command(root, listing, args.repeat),
                     capture_output=True,
                     text=True,
                     check=True,
@@ -129,7 +134,7 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
     head = "".join(f" {rev[:9]:>9s} {'ratio':>6s}" for rev in bases)
     print(f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s}{head}")
     if bases:
-        print("(each baseline: its median MB/s, then this checkout's median ratio to it)")
+        print("(each baseline: its median MB/s, then this checkout's median MB/s over it)")
     slowest = float("inf")
     for family, files in groups.items():
         size = runs["this"][0][family]["bytes"]
@@ -169,14 +174,7 @@ def _instructions_of(valgrind: str, root: Path, listing: Path, repeat: int) -> i
             valgrind,
             "--tool=callgrind",
             "--callgrind-out-file=/dev/null",
-            sys.executable,
-            __file__,
-            "--family-worker",
-            str(root),
-            "--listing",
-            str(listing),
-            "--repeat",
-            str(repeat),
+            *_family_command(root, listing, repeat),
         ],
         capture_output=True,
         text=True,
