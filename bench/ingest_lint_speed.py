@@ -2,12 +2,17 @@
 baseline measured in the same run.
 
     python bench/ingest_lint_speed.py [--corpus DIR] [--rounds N] [--repeat N]
-                                      [--baseline-rev REV | --no-baseline] [--by-family]
+                                      [--baseline-rev REV | --no-baseline]
+                                      [--by-family | --instructions]
 
 ``--by-family`` (issue 24) measures MB/s on one core per family of every labelled
 document (the shared corpus, the wider corpus, the shape fixtures; rejects by D-008
 family, accepts as one), against the baseline in the same run; the bar is 15 MB/s on
-the slowest family.
+the slowest family. ``--baseline-rev`` may be given more than once there: every
+baseline alternates with this checkout in each round, and each gets its columns.
+``--instructions`` counts, per family, the instructions one pass executes under
+valgrind's callgrind, for this checkout and each baseline: a count that the machine's
+other work does not change, beside the CPU time that it does.
 
 Each measurement is a fresh worker process pinned to one core that lints the
 whole corpus ``--repeat`` times (read from disk, parse, detect, decide) and keeps
@@ -26,6 +31,8 @@ import argparse
 import json
 import os
 import platform
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -87,29 +94,32 @@ def family_worker(package_root: str, listing: str, repeat: int) -> None:
     print(json.dumps(out))
 
 
+def _family_command(root: Path, listing: Path, repeat: int) -> list[str]:
+    """The command line of a family worker for the package under ``root``."""
+    return [
+        sys.executable,
+        __file__,
+        "--family-worker",
+        str(root),
+        "--listing",
+        str(listing),
+        "--repeat",
+        str(repeat),
+    ]
+
+
 def by_family(args: argparse.Namespace, corpus: Path) -> int:
     """MB/s per family, this checkout against the baseline, alternating (see main)."""
     groups = family_files(corpus)
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "families.json"
         listing.write_text(json.dumps(groups), encoding="utf-8")
-        baseline = None if args.no_baseline else package_at(args.baseline_rev, Path(tmp))
-        runs: dict[str, list[dict[str, dict[str, float]]]] = {"this": [], "base": []}
+        arms = _arms(args, Path(tmp))
+        runs: dict[str, list[dict[str, dict[str, float]]]] = {arm: [] for arm, _ in arms}
         for _ in range(args.rounds):
-            for arm, root in (("this", REPO), ("base", baseline)):
-                if root is None:
-                    continue
+            for arm, root in arms:
                 done = subprocess.run(
-                    [
-                        sys.executable,
-                        __file__,
-                        "--family-worker",
-                        str(root),
-                        "--listing",
-                        str(listing),
-                        "--repeat",
-                        str(args.repeat),
-                    ],
+                    _family_command(root, listing, args.repeat),
                     capture_output=True,
                     text=True,
                     check=True,
@@ -120,10 +130,11 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         f"Python {platform.python_version()}; {args.rounds} rounds, best of {args.repeat} "
         "passes each, one core, CPU time"
     )
-    print(
-        f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s} "
-        f"{'base MB/s':>9s} {'ratio':>6s}"
-    )
+    bases = [arm for arm, _ in arms[1:]]
+    head = "".join(f" {rev[:9]:>9s} {'ratio':>6s}" for rev in bases)
+    print(f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s}{head}")
+    if bases:
+        print("(each baseline: its median MB/s, then this checkout's median MB/s over it)")
     slowest = float("inf")
     for family, files in groups.items():
         size = runs["this"][0][family]["bytes"]
@@ -131,22 +142,93 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         rate = statistics.median(rates)
         low = sorted(rates)[max(0, int(0.05 * len(rates)))]
         slowest = min(slowest, rate)
-        base = ""
-        ratio = ""
-        if runs["base"]:
-            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs["base"])
-            base = f"{base_rate:9.1f}"
-            ratio = f"{rate / base_rate:6.2f}"
-        print(
-            f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f} {base:>9s} "
-            f"{ratio:>6s}"
-        )
+        columns = ""
+        for rev in bases:
+            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs[rev])
+            columns += f" {base_rate:9.1f} {rate / base_rate:6.2f}"
+        print(f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f}{columns}")
     ok = slowest >= FAMILY_BAR_MB_S
     print(
         f"slowest family: {slowest:.1f} MB/s; bar >= {FAMILY_BAR_MB_S:.0f} MB/s on every family: "
         f"{'met' if ok else 'NOT met'} here"
     )
     return 0 if ok else 1
+
+
+def _arms(args: argparse.Namespace, tmp: Path) -> list[tuple[str, Path]]:
+    """This checkout, then each baseline asked for, unpacked under ``tmp``."""
+    arms: list[tuple[str, Path]] = [("this", REPO)]
+    for k, rev in enumerate([] if args.no_baseline else _revs(args)):
+        (tmp / f"rev{k}").mkdir()
+        root = package_at(rev, tmp / f"rev{k}")
+        if root is not None:
+            arms.append((rev, root))
+    return arms
+
+
+def _instructions_of(valgrind: str, root: Path, listing: Path, repeat: int) -> int:
+    """Instructions a family worker executes (callgrind's count: the imports, a warm
+    pass, then ``repeat`` passes)."""
+    done = subprocess.run(
+        [
+            valgrind,
+            "--tool=callgrind",
+            "--callgrind-out-file=/dev/null",
+            *_family_command(root, listing, repeat),
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    found = re.search(r"Collected : (\d+)", done.stderr)
+    if found is None:
+        raise SystemExit(f"no instruction count from valgrind: {done.stderr[-300:]}")
+    return int(found.group(1))
+
+
+def instructions(args: argparse.Namespace, corpus: Path) -> int:
+    """Instructions per pass over each family, this checkout and the baselines, counted
+    by valgrind's callgrind: one pass is what a worker with one pass more executes. The
+    count does not depend on what else the machine runs, so on a shared machine it is
+    the steadier figure beside the CPU time (slower to take: each arm runs some 50
+    times slower under callgrind)."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        print("--instructions needs valgrind (apt-get install valgrind)", file=sys.stderr)
+        return 2
+    groups = family_files(corpus)
+    counts: dict[str, dict[str, int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        arms = _arms(args, Path(tmp))
+        for family, files in groups.items():
+            listing = Path(tmp) / f"{family}.json"
+            listing.write_text(json.dumps({family: files}), encoding="utf-8")
+            for arm, root in arms:
+                base, more = (_instructions_of(valgrind, root, listing, n) for n in (0, 1))
+                counts.setdefault(arm, {})[family] = more - base
+    print(
+        f"machine: {platform.machine()}, Python {platform.python_version()}; instructions "
+        "per pass (callgrind), millions; ratio: the baseline's count over this checkout's"
+    )
+    bases = [arm for arm, _ in arms[1:]]
+    head = "".join(f" {rev[:9]:>9s} {'ratio':>6s}" for rev in bases)
+    print(f"{'family':14s} {'files':>5s} {'MB':>6s} {'M instr':>8s} {'per MB':>7s}{head}")
+    for family, files in groups.items():
+        size = sum(os.path.getsize(path) for path in files) / 1e6
+        this = counts["this"][family]
+        columns = "".join(
+            f" {counts[rev][family] / 1e6:9.0f} {counts[rev][family] / this:6.2f}" for rev in bases
+        )
+        print(
+            f"{family:14s} {len(files):5d} {size:6.2f} {this / 1e6:8.0f} {this / 1e6 / size:7.0f}"
+            f"{columns}"
+        )
+    return 0
+
+
+def _revs(args: argparse.Namespace) -> list[str]:
+    """The baselines asked for (``--baseline-rev`` repeated), else the default one."""
+    return list(args.baseline_rev or [BASELINE_REV])
 
 
 def worker(package_root: str, corpus: str, repeat: int) -> None:
@@ -223,9 +305,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", default=default)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--baseline-rev", default=BASELINE_REV)
+    parser.add_argument(
+        "--baseline-rev",
+        action="append",
+        help=f"a commit to compare with (default {BASELINE_REV}); "
+        "with --by-family, repeat it for several",
+    )
     parser.add_argument("--no-baseline", action="store_true")
     parser.add_argument("--by-family", action="store_true", help="MB/s per family (issue 24)")
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="instructions per pass per family, counted by valgrind (steady on a busy machine)",
+    )
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--family-worker", help=argparse.SUPPRESS)
     parser.add_argument("--listing", help=argparse.SUPPRESS)
@@ -237,6 +329,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.family_worker:
         family_worker(args.family_worker, args.listing, args.repeat)
         return 0
+    if args.instructions:
+        return instructions(args, corpus)
     if args.by_family:
         return by_family(args, corpus)
     if not _files(corpus):
@@ -247,7 +341,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{platform.python_version()}; {args.rounds} rounds, best of {args.repeat} passes each"
     )
     with tempfile.TemporaryDirectory() as tmp:
-        baseline = None if args.no_baseline else package_at(args.baseline_rev, Path(tmp))
+        baseline_rev = _revs(args)[0]
+        baseline = None if args.no_baseline else package_at(baseline_rev, Path(tmp))
         current: list[dict[str, float]] = []
         base: list[dict[str, float]] = []
         for _ in range(args.rounds):
@@ -267,8 +362,7 @@ def main(argv: list[str] | None = None) -> int:
     if base:
         ratios = [b["cpu"] / c["cpu"] for b, c in zip(base, current)]
         print(
-            f"baseline {args.baseline_rev}: {rate(base):6.1f} MB/s  "
-            f"(rejected {base[0]['rejected']:.0f})"
+            f"baseline {baseline_rev}: {rate(base):6.1f} MB/s  (rejected {base[0]['rejected']:.0f})"
         )
         print(
             f"speed-up over the baseline: median {statistics.median(ratios):.2f}x, "

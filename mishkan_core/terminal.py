@@ -19,19 +19,40 @@ the same values.
 from __future__ import annotations
 
 import io
-import re
-from typing import TextIO
 
-_UNSAFE = re.compile(
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import re
+    from typing import TextIO
+
+_UNSAFE_CLASS = (
     "[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]"
 )
+_UNSAFE: list[re.Pattern[str]] = []
+#: the ASCII characters _UNSAFE_CLASS lets through: tab, newline, and the printable ones
+_SAFE_ASCII = bytes([9, 10, *range(0x20, 0x7F)])
+
+
+def _unsafe() -> re.Pattern[str]:
+    """The pattern, compiled on first use: a command whose output is plain ASCII (a
+    one-file ``mishkan ingest-lint``, run on every commit) never imports ``re`` or
+    ``typing`` for it (issue 24's start-up bar)."""
+    if not _UNSAFE:
+        import re
+
+        _UNSAFE.append(re.compile(_UNSAFE_CLASS))
+    return _UNSAFE[0]
 
 
 def escape(text: str) -> str:
     """``text`` with everything that could control a terminal made visible."""
-    if _UNSAFE.search(text) is None:
+    # ASCII text is safe when nothing is left once its safe bytes are deleted (in C)
+    if text.isascii() and not text.encode("ascii").translate(None, _SAFE_ASCII):
         return text
-    return _UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
+    unsafe = _unsafe()
+    if unsafe.search(text) is None:
+        return text
+    return unsafe.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 class EscapingStream(io.TextIOBase):

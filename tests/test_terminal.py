@@ -6,6 +6,8 @@ import io
 import json
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mishkan_core import cli, terminal
 
@@ -23,6 +25,17 @@ from mishkan_core import cli, terminal
 )
 def test_escape(raw: str, shown: str) -> None:
     assert terminal.escape(raw) == shown
+
+
+@given(st.text(st.characters(max_codepoint=0x80)) | st.text())
+def test_the_ascii_shortcut_answers_as_the_pattern_does(text: str) -> None:
+    """Plain ASCII skips the pattern (a one-file run need not import ``re``): it is
+    returned unchanged exactly when the pattern finds nothing to escape in it."""
+    import re
+
+    escaped = terminal.escape(text)
+    assert (escaped == text) is (re.search(terminal._UNSAFE_CLASS, text) is None)
+    assert not re.search(terminal._UNSAFE_CLASS, escaped)
 
 
 def test_an_escaped_json_text_is_the_same_json() -> None:

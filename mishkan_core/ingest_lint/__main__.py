@@ -4,9 +4,12 @@ nothing is imported from the working directory, which may be a stranger's reposi
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 
 from mishkan_core import cli
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (collections.abc: an import a one-file run need not pay)
+    from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -19,7 +19,6 @@ import stat
 
 from mishkan_core.ingest_lint._model import Finding
 from mishkan_core.ingest_lint._reader import E_SYMLINK_LOOP, SKIP_DIRS, TEXT_SUFFIXES, os_error
-from mishkan_core.safe_files import Found, LimitExceeded, walk_files
 
 #: a symlink under a walked directory that leads outside it (not followed)
 E_OUTSIDE = "IL906"
@@ -31,6 +30,31 @@ DEFAULT_MAX_TOTAL_BYTES = 1 << 30
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (collections costs a one-file pre-commit run its import)
     from collections.abc import Iterator
+
+    from mishkan_core.safe_files import Found, LimitExceeded
+
+#: (LimitExceeded among them: ``__getattr__`` below gives it)
+__all__ = [
+    "DEFAULT_MAX_FILES",
+    "DEFAULT_MAX_TOTAL_BYTES",
+    "E_OUTSIDE",
+    "LimitExceeded",
+    "iter_files",
+]
+
+# safe_files (dataclasses, pathlib, secrets, contextlib: three times a bare interpreter's
+# start) is imported when a directory is walked or a limit is passed, never for the files
+# a pre-commit run names one by one (issue 24's start-up bar)
+
+
+def __getattr__(name: str) -> type[LimitExceeded]:
+    """``LimitExceeded``, imported on first use: the command's ``except`` names it, and
+    Python evaluates that only when an exception reaches it."""
+    if name == "LimitExceeded":
+        from mishkan_core.safe_files import LimitExceeded
+
+        return LimitExceeded
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _enter(name: str) -> bool:
@@ -71,6 +95,10 @@ class _Budget:
     def spend(self, size: int) -> None:
         self.files_left -= 1
         self.bytes_left -= min(size, self.max_bytes)  # a bigger file is stat-ed, not read
+        if self.files_left >= 0 and self.bytes_left >= 0:
+            return
+        from mishkan_core.safe_files import LimitExceeded
+
         if self.files_left < 0:
             raise LimitExceeded(
                 f"more than {self.max_files} files to lint; name fewer paths, or raise --max-files"
@@ -110,6 +138,8 @@ def iter_files(
                 budget.spend(info.st_size)
                 yield path, None
             continue
+        from mishkan_core.safe_files import walk_files
+
         inside = None if follow_outside else path
         for found in walk_files(path, _wanted, enter=_enter, inside=inside):
             if found.info is None:

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import repeat
 
 #: the most lines a property reads (spread evenly over the listing)
 SAMPLE = 48
@@ -53,10 +54,18 @@ _REPEATS = re.compile(r"(a)(?:[ ,;|/.:]+a)+")
 _TREE = re.compile(r"[ \t]*(?:[│┃|:][ \t]*)*(?:[├└┣┗╰╠╚┬┼]|[|`+\\]-)")
 # a code name: qualified (a.b, a::b, a->b, a#b), called (f(), f(x)), snake_case, camelCase,
 # $x, or a hexadecimal number
+# (each branch runs to the end of its word, so a word counts once: "actor_ref_1"). Written
+# for speed, it matches what its plain form matches (tests/ingest_lint/test_fast_paths.py):
+#   qualified|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+
+# After the qualified name, "$x" is the only branch not opening with a word character,
+# and the other four each need a different character after it ("(", "_", a capital,
+# "x"), so at most one of them can match anywhere and their order does not matter: one
+# word character, then that character first (a literal fails in one step), the first
+# character checked behind it.
 _CODE_WORD = re.compile(
-    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\w\(|[A-Za-z0-9]_[A-Za-z0-9][\w$]*"
-    r"|[a-z][A-Z][\w$]*|\$\w+|0x[0-9A-Fa-f]+"
-)  # (each branch runs to the end of its word, so a word counts once: "actor_ref_1")
+    r"(?<![\w$])[A-Za-z_$][\w$]*(?:\.|::|->|#)[A-Za-z_$][\w$.]*|\$\w+"
+    r"|\w(?:\(|_(?<=[A-Za-z0-9]_)[A-Za-z0-9][\w$]*|[A-Z](?<=[a-z][A-Z])[\w$]*|x(?<=0x)[0-9A-Fa-f]+)"
+)
 # an edge between two names: a relation word or an arrow
 _EDGE = re.compile(
     r"\S[ \t]+(?:calls|called by|imports|imported by|uses|used by|requires|depends on|extends"
@@ -115,26 +124,68 @@ def spread(lines: list[str], size: int = SAMPLE) -> list[str]:
     return [lines[int(k * step)] for k in range(size)]
 
 
+#: a field's first character, two blanks or more after the one before it (a literal
+#: first, which the engine scans for in C; a match ends on the field's first character)
+_FIELD = re.compile(r"  [^ ]")
+
+
 def _columns(lines: list[str]) -> float:
     """The share of lines with two or more field starts at columns most lines share."""
     starts: list[set[int]] = []
     for line in lines:
         text = line[:LONG].expandtabs(8) if "\t" in line else line[:LONG]
-        found = set()
-        at = text.find("  ")
-        while at >= 0:
-            end = at + 2
-            while end < len(text) and text[end] == " ":
-                end += 1
-            if end < len(text):
-                found.add(end)
-            at = text.find("  ", end)
-        starts.append(found)
+        starts.append({match.end() - 1 for match in _FIELD.finditer(text)})
     common = Counter(column for found in starts for column in found)
     shared = {column for column, n in common.items() if n >= 0.5 * len(lines)}
     if len(shared) < 2:
         return 0.0
     return sum(1 for found in starts if len(found & shared) >= 2) / len(lines)
+
+
+def _named(tokens: list[list[str]]) -> int:
+    """The code names of each line, at most one a word, summed: ``_CODE_WORD`` matches
+    within a word (no branch reads a blank, and a blank before a word reads as its
+    start), so each distinct word is counted once, and only a word that could hold one
+    (a mark, a capital after a small letter, "0x") is read by the pattern, in one pass
+    over those words joined. A word of an e-mail address or a URL is no code name."""
+    counts = dict.fromkeys(set().union(*tokens), 0)
+    read = [
+        word
+        for word in counts
+        if not (
+            word.isalnum()
+            and "0x" not in word
+            and (word.islower() or word.isupper() or word.istitle() or word.isdigit())
+        )
+        and "@" not in word
+        and "://" not in word
+    ]
+    if any(map(str.__contains__, read, repeat("\x00"))):  # (NUL marks a match below)
+        counts.update((word, len(_CODE_WORD.findall(word))) for word in read)
+    elif read:
+        marked = _CODE_WORD.sub("\x00", "\n".join(read)).split("\n")
+        counts.update(zip(read, map(str.count, marked, repeat("\x00"))))
+    count = counts.__getitem__
+    return sum(map(min, map(len, tokens), [sum(map(count, words)) for words in tokens]))
+
+
+def _edges(heads: list[str], tokens: list[list[str]]) -> int:
+    """Lines with an edge between two names; ``_EDGE`` has no literal to scan for, so it
+    reads only the lines that hold one of its literals (found in C)."""
+    joined = "\n".join(heads)  # (no literal holds a line break)
+    present = [word for word in _EDGE_WORDS if word in joined]
+    if not present:
+        return 0
+    edges = 0
+    for head, words in zip(heads, tokens):
+        if not any(map(head.__contains__, present)):
+            continue
+        named_in = head
+        if "@" in head or "://" in head:  # an e-mail address or a URL is no code name
+            named_in = " ".join(t for t in words if "://" not in t and "@" not in t)
+        if any(map(named_in.__contains__, present)):
+            edges += _EDGE.search(named_in) is not None
+    return edges
 
 
 class Properties:
@@ -168,23 +219,18 @@ class Properties:
             if key.strip("a… .,;:!?") or not _STRUCTURE.isdisjoint(line)
         )
         self.skeleton = sum(c for _, c in counts.most_common(TEMPLATES)) / n
-        self.tree = sum(1 for line in lines if _TREE.match(line)) / n
+        # (a tree's prefix opens with blanks, which cannot also be its guides or branch)
+        self.tree = sum(map(bool, map(_TREE.match, map(str.lstrip, lines, repeat(" \t"))))) / n
         self.columns = _columns(lines) if len(lines) >= 4 else 0.0
-        width = sum(len(line) for line in lines) or 1
+        width = sum(map(len, lines)) or 1
         heads = [line[:LONG] for line in lines]
         data = "\n".join(heads).encode("utf-8", "surrogatepass")
         chars = len(data.translate(None, b" \t\n"))
         marks = len(data.translate(None, _NOT_PUNCTUATION))
-        long_width = words = named = edges = 0
-        for line, head in zip(lines, heads):
-            tokens = head.split()
-            words += len(tokens)
-            named_in = head
-            if "@" in head or "://" in head:  # an e-mail address or a URL is no code name
-                named_in = " ".join(t for t in tokens if "://" not in t and "@" not in t)
-            named += min(len(tokens), len(_CODE_WORD.findall(named_in)))
-            if any(word in named_in for word in _EDGE_WORDS):  # (the pattern has no literal)
-                edges += _EDGE.search(named_in) is not None
+        tokens = list(map(str.split, heads))
+        words = sum(map(len, tokens))
+        long_width = 0
+        for line in lines:
             if len(line) >= LONG:
                 raw = line[:LONG].encode("utf-8", "surrogatepass")
                 solid = len(raw.translate(None, b" \t"))
@@ -192,9 +238,9 @@ class Properties:
                 if signs >= 0.15 * solid and solid >= 0.85 * LONG:
                     long_width += len(line)
         self.compact = long_width / width
-        self.identifiers = named / words if words else 0.0
+        self.identifiers = _named(tokens) / words if words else 0.0
         self.punctuation = marks / chars if chars else 0.0
-        self.edges = edges / n
+        self.edges = _edges(heads, tokens) / n
 
     def names_code(self) -> bool:
         return self.identifiers >= IDENTIFIERS or self.punctuation >= PUNCTUATION

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from itertools import compress, repeat
+from operator import not_, truediv
 
 from mishkan_core.ingest_lint._model import Block
 from mishkan_core.ingest_lint._properties import printed_key
@@ -144,6 +146,18 @@ def code_shaped(line: str) -> bool:
     return bool(first and first[0] in KEYWORDS) or _CODE_MARK.search(line) is not None
 
 
+def plainly_code(lines: list[str]) -> list[bool]:
+    """For each line, is ``code_shaped`` true without its pattern: a mark of code, and
+    no e-mail address or URL for it to take out first? Told for all lines in C."""
+    quick = list(map(bool, _bytes_of(lines, _IDENTITY, _NOT_CODE_CHAR)))
+    joined = "\n".join(lines)
+    for piece in ("@", "://"):
+        if piece in joined:
+            for i in compress(range(len(lines)), map(str.__contains__, lines, repeat(piece))):
+                quick[i] = False
+    return quick
+
+
 def is_wordy(line: str) -> bool:
     """Words written for a reader without a sentence's grammar: a bullet like
     "Robust C99 implementation", a row "| Build resources | Michael Dawson |", a
@@ -178,6 +192,31 @@ def is_page_markup(line: str) -> bool:
     return len(bare) < len(line) and len(bare.strip()) <= 0.5 * len(line)
 
 
+#: the width of a line of prose: a longer line weighs more (the backstop, the prose measure)
+LINE = 80.0
+
+
+def stripped_lines(block: Block) -> list[str]:
+    """The block's lines, stripped (cached on the block: the roles and the widths read
+    them); read it, never change it."""
+    cached = block.cache.get("stripped")
+    if isinstance(cached, list):
+        return cached
+    out = block.cache["stripped"] = list(map(str.strip, block.lines))
+    return out
+
+
+def widths(block: Block) -> list[float]:
+    """Each line's width, ``max(1.0, len(line.strip()) / LINE)``, computed for the block at
+    once in C (cached); read it, never change it."""
+    cached = block.cache.get("widths")
+    if isinstance(cached, list):
+        return cached
+    lengths = map(truediv, map(len, stripped_lines(block)), repeat(LINE))
+    out = block.cache["widths"] = list(map(max, repeat(1.0), lengths))
+    return out
+
+
 def line_roles(block: Block) -> list[int]:
     """A role per line of the block (blank lines are NEUTRAL), cached on the block (the
     backstop and the line's prose measure both ask); read it, never change it."""
@@ -188,41 +227,20 @@ def line_roles(block: Block) -> list[int]:
     return out
 
 
-def _line_roles(block: Block) -> list[int]:
+def _line_roles(block: Block, *, settle: bool = True) -> list[int]:
+    """The roles; ``settle=False`` gives every line ``_role``'s own look (what
+    ``_settle`` must agree with, tests/ingest_lint/test_fast_paths.py)."""
     lines = block.lines
     fenced = block.fenced
-    stripped = [raw.strip() for raw in lines]
+    stripped = stripped_lines(block)
     sentence = [False] * len(lines)
-    out = []
+    out = [MACHINE] * len(lines)
     phrases: list[int] = []  # lines that are phrases, not sentences
-    for i, raw in enumerate(lines):
-        text = stripped[i]
-        if not text.strip(MARKUP) or (text[0] == "<" and _COMMENT_EDGE.fullmatch(text)):
-            out.append(NEUTRAL)
-        elif not fenced and text[0] == "#":
-            out.append(NEUTRAL if code_shaped(text.lstrip("#")) else HUMAN)
-        elif is_sentence(text.split()) and not compact(text):
-            # a paragraph's sentences: at the margin, or quoted in a fence (a docstring
-            # indented in unfenced code is not one)
-            code_indent = raw[:1] == "\t" or raw[:4] == "    "
-            sentence[i] = fenced or not code_indent
-            out.append(NEUTRAL if fenced or code_indent else PROSE)
-        elif len(text) < LONG_LINE and is_neutral_output(text):
-            # (a minified line holds "Error: " in a string: code, not a log line)
-            out.append(NEUTRAL)
-        elif fenced:
-            # a phrase in a fence is quoted text unless it looks like code (checked first:
-            # most fenced lines do)
-            out.append(NEUTRAL if not code_shaped(text) and is_wordy(text) else MACHINE)
-        elif is_wordy(text) and not code_shaped(_MARKUP_SPAN.sub(" ", text)):
-            code_indent = raw[:1] == "\t" or raw[:4] == "    "
-            if not text.startswith("|"):
-                phrases.append(i)  # (judged below, against the block's other phrases)
-            out.append(NEUTRAL if code_indent else HUMAN)
-        elif is_page_markup(text):
-            out.append(HUMAN)
-        else:
-            out.append(MACHINE)
+    rest, last = _settle(block, stripped, out, sentence) if settle else (range(len(lines)), [])
+    for i in rest:
+        out[i] = _role(i, lines[i], stripped[i], fenced, sentence=sentence, phrases=phrases)
+    for i in last:
+        out[i] = _last(i, lines[i], stripped[i], fenced, phrases=phrases)
     if len(phrases) >= PRINTED:
         # a phrase stamped from a skeleton PRINTED of the block's phrases share was printed
         # by a tool ("  global time:     69.82"), not written
@@ -231,8 +249,157 @@ def _line_roles(block: Block) -> list[int]:
         for i, key in zip(phrases, keys):
             if counts[key] >= PRINTED:
                 out[i] = MACHINE
-    _paragraphs(out, stripped, sentence, NEUTRAL if fenced else PROSE)
+    if any(sentence):  # (a paragraph without a sentence keeps its roles)
+        _paragraphs(out, stripped, sentence, NEUTRAL if fenced else PROSE)
     return out
+
+
+def _role(
+    i: int, raw: str, text: str, fenced: bool, *, sentence: list[bool], phrases: list[int]
+) -> int:
+    """The role of one line (``text`` is ``raw`` stripped), its tests in order; a sentence
+    is marked in ``sentence``, a phrase outside fences added to ``phrases``."""
+    if not text.strip(MARKUP) or (text[0] == "<" and _COMMENT_EDGE.fullmatch(text)):
+        return NEUTRAL
+    if not fenced and text[0] == "#":
+        return NEUTRAL if code_shaped(text.lstrip("#")) else HUMAN
+    if is_sentence(text.split()) and not compact(text):
+        # a paragraph's sentences: at the margin, or quoted in a fence (a docstring
+        # indented in unfenced code is not one)
+        code_indent = raw[:1] == "\t" or raw[:4] == "    "
+        sentence[i] = fenced or not code_indent
+        return NEUTRAL if fenced or code_indent else PROSE
+    if len(text) < LONG_LINE and is_neutral_output(text):
+        # (a minified line holds "Error: " in a string: code, not a log line)
+        return NEUTRAL
+    return _last(i, raw, text, fenced, phrases=phrases)
+
+
+def _last(i: int, raw: str, text: str, fenced: bool, *, phrases: list[int]) -> int:
+    """``_role``'s last tests, for a line that is no blank, heading, sentence or log line."""
+    if fenced:
+        # a phrase in a fence is quoted text unless it looks like code (checked first:
+        # most fenced lines do)
+        return NEUTRAL if not code_shaped(text) and is_wordy(text) else MACHINE
+    if is_wordy(text) and not code_shaped(_MARKUP_SPAN.sub(" ", text)):
+        if not text.startswith("|"):
+            phrases.append(i)  # (judged by the caller, against the block's other phrases)
+        return NEUTRAL if raw[:1] == "\t" or raw[:4] == "    " else HUMAN
+    if is_page_markup(text):
+        return HUMAN
+    return MACHINE
+
+
+#: function words that make a sentence on their own (is_sentence's second test)
+_STRONG = FUNCTION_WORDS - _WEAK
+#: the bytes of the characters that tell code_shaped "code" without a pattern, and the
+#: line break between lines: every other byte is deleted to find the lines with one
+_NOT_CODE_CHAR = bytes(b for b in range(256) if chr(b) not in _CODE_CHARS and b != 10)
+_IDENTITY = bytes(range(256))
+#: letters as _PHRASE reads them: a lower-case one "a", a capital "A", a blank " "; any
+#: other byte "." (a line break stays one): _PHRASE needs "a aa" or "a Aa" in a line
+_LETTERS = bytes(
+    ord("a") if 97 <= b <= 122 else ord("A") if 65 <= b <= 90 else b if b in (10, 32) else 46
+    for b in range(256)
+)
+#: what may make a line a log line or a frame beyond its start (see is_neutral_output)
+_NEUTRAL_PIECES = ("0x", "rror", "xception", "arning", "panicked at")
+_CODE_INDENT = ("\t", "    ")
+
+
+def _bytes_of(lines: list[str], table: bytes, delete: bytes = b"") -> list[bytes]:
+    """Each line's UTF-8 bytes through ``table`` (``delete`` removed), from one C-level
+    pass over the lines joined (a line holds no line break)."""
+    data = "\n".join(lines).encode("utf-8", "surrogatepass")
+    return data.translate(table, delete).split(b"\n")
+
+
+def _settle(
+    block: Block, stripped: list[str], out: list[int], sentence: list[bool]
+) -> tuple[list[int], list[int]]:
+    """Decide the block's common lines together; return the others: those for ``_role``,
+    and those for its last tests alone (``_last``).
+
+    Most lines are settled by ``_role``'s early tests alone: a blank line or a rule by
+    the first, a sentence by a function word that needs no other (the third), a log
+    line or a frame by its start (the fourth), a line of a listing by failing every
+    test but the last, which it passes (in a fence, a mark of code or no phrase;
+    outside, no phrase and no markup). Each of those facts is found for all the lines
+    at once, by C-level passes (``map`` over the lines, a ``translate`` of the block),
+    so those lines cost no Python of their own; ``_role`` gets the rest (headings, weak
+    function words, long lines) and asks in its order, ``_last`` the lines of a listing
+    with a phrase or markup in them. The result is ``_role``'s for every line
+    (tests/ingest_lint/test_fast_paths.py).
+    """
+    n = len(stripped)
+    text = block.text
+    fenced = block.fenced
+    every = range(n)
+    # the first test: blank, rules and markup only (NEUTRAL); an HTML comment's edge
+    blank = set(compress(every, map(not_, map(str.strip, stripped, repeat(MARKUP)))))
+    if "<" in text:
+        opened = compress(every, map(str.startswith, stripped, repeat("<")))
+        blank.update(i for i in opened if _COMMENT_EDGE.fullmatch(stripped[i]))
+    for i in blank:
+        out[i] = NEUTRAL
+    # the second: a heading, outside fences
+    rest: set[int] = set()
+    if not fenced and "#" in text:
+        rest.update(compress(every, map(str.startswith, stripped, repeat("#"))))
+        rest -= blank
+    todo = [i for i in every if i not in blank and i not in rest]
+    # the third: a strong function word is a sentence, unless the line is compact (long);
+    # a weak one alone may be, or not: _role judges
+    plain = []
+    for i, words in zip(todo, map(str.split, map(stripped.__getitem__, todo))):
+        if FUNCTION_WORDS.isdisjoint(words):
+            plain.append(i)
+        elif _STRONG.isdisjoint(words) or len(stripped[i]) >= LONG_LINE:
+            rest.add(i)
+        else:
+            code_indent = block.lines[i].startswith(_CODE_INDENT)
+            sentence[i] = fenced or not code_indent
+            out[i] = NEUTRAL if fenced or code_indent else PROSE
+    # the fourth, on lines with no function word: a log line, a frame, a diagnostic, told
+    # by its start (is_neutral_output's first test) or, where a line holds a piece of
+    # one of the others, by is_neutral_output itself
+    leading = set(compress(plain, map(_NEUTRAL_START.match, map(stripped.__getitem__, plain))))
+    pieces: set[int] = set()
+    for piece in _NEUTRAL_PIECES:
+        if piece in text:
+            pieces.update(compress(every, map(str.__contains__, stripped, repeat(piece))))
+    if ":" in text and _COLON_DIGITS.search(text):
+        pieces.update(compress(every, map(_COLON_DIGITS.search, stripped)))
+    listing = []
+    for i in plain:
+        line = stripped[i]
+        if len(line) < LONG_LINE and (i in leading or (i in pieces and is_neutral_output(line))):
+            out[i] = NEUTRAL
+        else:
+            listing.append(i)
+    # the last: in a fence, code_shaped's quick answer or no phrase (is_wordy's first);
+    # outside, no markup and no phrase: MACHINE, which ``out`` holds already
+    last: set[int] = set()
+    if fenced:
+        quick = plainly_code(stripped)
+        listing = [i for i in listing if not quick[i]]
+    else:
+        for piece in ("<", "["):
+            if piece in text:
+                last.update(
+                    compress(
+                        listing,
+                        map(str.__contains__, map(stripped.__getitem__, listing), repeat(piece)),
+                    )
+                )
+    if listing:
+        letters = _bytes_of(stripped, _LETTERS)
+        last.update(
+            i
+            for i in listing
+            if (b"a aa" in letters[i] or b"a Aa" in letters[i]) and _PHRASE.search(stripped[i])
+        )
+    return sorted(rest), sorted(last)
 
 
 def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role: int) -> None:
@@ -241,13 +408,15 @@ def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role:
     belong to it. List items and headings start paragraphs of their own. Inside a
     fence the same paragraph is quoted text (a licence, an e-mail): neutral, unless
     its lines look like code (code with its comments)."""
-    start = 0
     count = len(out)
-    for end in range(count + 1):
-        text = stripped[end] if end < count else ""
-        opens = end < count and (_ITEM.match(text) is not None or text[:1] == "#")
-        if text and not opens:
-            continue
+    every = range(count)
+    # where paragraphs end: a blank line (not part of either), a list item or a heading
+    # (the first line of the next), the end
+    blank = set(compress(every, map(not_, stripped)))
+    opens = set(compress(every, map(_ITEM.match, stripped)))
+    opens.update(compress(every, map(str.startswith, stripped, repeat("#"))))
+    start = 0
+    for end in sorted(blank | opens | {count}):
         sentences = sum(sentence[start:end])
         if sentences and sentences >= 0.3 * (end - start):
             for i in range(start, end):
@@ -255,7 +424,7 @@ def _paragraphs(out: list[int], stripped: list[str], sentence: list[bool], role:
                     role == PROSE or not code_shaped(stripped[i])
                 ):
                     out[i] = role
-        start = end + 1 if not text else end
+        start = end + 1 if end in blank or end == count else end
 
 
 #: a document whose sentences make up this share of its content (and PROSE_WIDTHS line
@@ -275,12 +444,11 @@ def prose_carried(blocks: list[Block]) -> tuple[bool, float]:
     prose = content = 0.0
     for block in blocks:
         if block.fenced:
-            content += sum(max(1.0, len(line) / 80.0) for line in block.lines if line.strip())
+            content += sum(max(1.0, len(line) / LINE) for line in block.lines if line.strip())
             continue
-        for line, role in zip(block.lines, line_roles(block)):
-            if not line.strip():
+        for text, weight, role in zip(stripped_lines(block), widths(block), line_roles(block)):
+            if not text:
                 continue
-            weight = max(1.0, len(line.strip()) / 80.0)
             content += weight
             if role == PROSE:
                 prose += weight

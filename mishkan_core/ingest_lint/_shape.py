@@ -243,10 +243,11 @@ def sample_reaches(block: Block, test: Callable[[str], object], share: float) ->
     return found / n >= share
 
 
-def lines_reach(lines: list[str], test: Callable[[str], object], least: float) -> bool:
-    """``sum(1 for line in lines if test(line)) >= least``, stopping as soon as the
-    answer is known (most samples fail, and are known to after a few of their lines)."""
-    found = 0
+def lines_reach(
+    lines: list[str], test: Callable[[str], object], least: float, found: int = 0
+) -> bool:
+    """``found + sum(1 for line in lines if test(line)) >= least``, stopping as soon as
+    the answer is known (most samples fail, and are known to after a few of their lines)."""
     left = len(lines)
     for line in lines:
         if found >= least:

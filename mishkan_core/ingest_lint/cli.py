@@ -9,7 +9,6 @@ from mishkan_core.ingest_lint._engine import all_rules, lint_file
 from mishkan_core.ingest_lint._formats import FORMATS, Report, render
 from mishkan_core.ingest_lint._model import Finding
 from mishkan_core.ingest_lint._paths import iter_files
-from mishkan_core.safe_files import LimitExceeded
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -134,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
             result = lint_file(path, include_all=args.include_all, max_bytes=args.max_bytes)
             artifacts += result.artifact or (args.include_all and not result.errored)
             findings.extend(result.findings)
-    except LimitExceeded as exc:
+    except _paths.LimitExceeded as exc:  # (imported only when something is raised)
         sys.stderr.write(f"mishkan ingest-lint: error: {exc}\n")
         return EXIT_ERROR
     # the text report names no rule: the detectors' list is loaded for the other formats

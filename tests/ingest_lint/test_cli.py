@@ -115,3 +115,38 @@ def test_the_umbrella_command_dispatches(
     assert mishkan(["ingest-lint", "--format", "json", str(docs / "dump.md")]) == 1
     assert json.loads(capsys.readouterr().out)[0]["rule"] == "IL401"
     assert mishkan(["ingest-lint", str(docs / "clean.md")]) == 0
+
+
+#: what a one-file run of a prose document must not import (issue 24's start-up bar):
+#: each is a measurable part of a bare interpreter's start, or pulls one in
+HEAVY = ("re", "typing", "dataclasses", "pathlib", "secrets", "contextlib", "argparse", "inspect")
+
+
+def test_a_one_file_run_imports_only_what_it_needs(tmp_path: Path) -> None:
+    """``mishkan ingest-lint adr.md`` as pre-commit runs it, through the console
+    script's entry point, on a prose ADR: a walk's and a limit's machinery
+    (``safe_files``), the terminal escape's pattern and the detectors stay unloaded."""
+    from tests.ingest_lint.corpus import REPO
+
+    adr = tmp_path / "adr.md"
+    adr.write_text(CLEAN)
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(REPO)!r})\n"
+        "from mishkan_core.cli import main\n"
+        "sys.argv = ['mishkan', 'ingest-lint', sys.argv[1]]\n"
+        "code = main()\n"
+        f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
+        "ours = [m for m in sys.modules if m in ('mishkan_core.safe_files', "
+        "'mishkan_core.ingest_lint._detectors')]\n"
+        "print(code, heavy + ours)\n"
+    )
+    # -I -S: no site, so no editable-install finder (which imports re) stands in the way
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, str(adr)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=tmp_path,
+    )
+    assert done.stdout.splitlines()[-1] == "0 []", done.stdout + done.stderr

@@ -29,7 +29,9 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import repeat
+from functools import reduce
+from itertools import compress, repeat
+from operator import add, eq, ne, not_
 
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
@@ -37,6 +39,7 @@ from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
 from mishkan_core.ingest_lint._properties import Properties, printed_key, skeleton_of
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
+    LINE,
     MACHINE,
     MARKUP,
     NEUTRAL,
@@ -46,11 +49,12 @@ from mishkan_core.ingest_lint._roles import (
     is_page_markup,
     is_wordy,
     line_roles,
+    plainly_code,
+    stripped_lines,
+    widths,
 )
-from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample
+from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample, lines_reach
 
-#: the width of a line of prose: a longer line weighs more
-LINE = 80.0
 #: the share of the content (by width) every shape needs
 MIN_SHARE = 0.75
 #: machine output (the shape model's regularity) needs only this share: a listing a tool
@@ -102,10 +106,6 @@ def template(line: str) -> str:
     of them ("a, a, a") collapsed, so list lines of any length share one (the shape
     model's skeleton, of the whole line)."""
     return skeleton_of(line, None)
-
-
-def width(line: str) -> float:
-    return max(1.0, len(line.strip()) / LINE)
 
 
 def nests_deep(line: str) -> bool:
@@ -249,25 +249,24 @@ def measure(doc: Document) -> Shape:
     most = sum(_most(block) for block in blocks)  # the machine width there can be
     prose = 0.0  # prose and human width so far, repeats past STAMPED taken back
     said: Counter[str] = Counter()
-    roles: dict[int, list[int]] = {}
     for block in outside:
-        marks = roles[block.index] = line_roles(block)
+        marks = line_roles(block)
+        ws = widths(block)
         most -= _most(block)
-        for i, role in enumerate(marks):
-            if role == NEUTRAL:
+        most += sum(compress(ws, map(eq, marks, repeat(MACHINE))))
+        texts = stripped_lines(block)
+        for i in compress(range(len(marks)), map(ne, marks, repeat(NEUTRAL))):
+            if marks[i] == MACHINE:
                 continue
-            if role == MACHINE:
-                most += width(block.lines[i])
-                continue
-            text = block.lines[i].strip()
+            text = texts[i]
             said[text] += 1
             if said[text] < STAMPED:
-                prose += width(text)
+                prose += ws[i]
             elif said[text] == STAMPED:  # boilerplate after all: machine, every one
-                prose -= (STAMPED - 1) * width(text)
-                most += STAMPED * width(text)
+                prose -= (STAMPED - 1) * ws[i]
+                most += STAMPED * ws[i]
             else:
-                most += width(text)
+                most += ws[i]
         if _out_of_reach(most, prose):
             return Shape()
     # The prose is all known now: a fence holds machine lines and neutral ones, never
@@ -278,47 +277,76 @@ def measure(doc: Document) -> Shape:
     for block in sorted(fenced, key=lambda b: b.nonblank):
         if _out_of_reach(most, prose):
             return Shape()
-        marks = roles[block.index] = line_roles(block)
-        machine = sum(width(block.lines[i]) for i, role in enumerate(marks) if role == MACHINE)
+        machine = sum(compress(widths(block), map(eq, line_roles(block), repeat(MACHINE))))
         most += machine * _scale(block) - _widths(block)
     if _out_of_reach(most, prose):
         return Shape()
-    stamped = {text for text, count in said.items() if count >= STAMPED}
+    return _shape(blocks, {text for text, count in said.items() if count >= STAMPED})
+
+
+def _shape(blocks: list[Block], stamped: set[str], *, together: bool = True) -> Shape:
+    """The measurements, line by line in document order (the sums are the verdict's, so
+    each is added up in that order). A fence holds no prose (its roles are machine and
+    neutral), so its machine lines are added up together, in C (``together=False``
+    reads them one by one, as the other blocks: tests/ingest_lint/test_fast_paths.py)."""
     shape = Shape()
-    run = 0.0
+    listing = shape.listing
+    machine = human = prose = in_runs = nested = run = 0.0
     for block in blocks:
-        marks = roles[block.index]
+        marks = line_roles(block)
+        ws = widths(block)
+        lines = block.lines
         scale = _scale(block)
-        for i, role in enumerate(marks):
-            line = block.lines[i]
-            if role == NEUTRAL:
+        if block.fenced and together:
+            found = list(compress(range(len(marks)), map(eq, marks, repeat(MACHINE))))
+            if not found:
                 continue
-            weight = width(line)
-            if role == HUMAN and line.strip() not in stamped:
-                shape.human += weight
+            weights = [ws[i] * scale for i in found]
+            machine = reduce(add, weights, machine)
+            run = reduce(add, weights, run)
+            listing.extend(map(lines.__getitem__, found))
+            for i, weight in zip(found, weights):
+                if weight >= 1.5 and nests_deep(lines[i]):
+                    nested += weight
+            if shape.first is None:
+                shape.first = (block.start + found[0], lines[found[0]])
+            continue
+        texts = stripped_lines(block)
+        for i in compress(range(len(marks)), map(ne, marks, repeat(NEUTRAL))):
+            role = marks[i]
+            weight = ws[i]
+            if role == HUMAN and texts[i] not in stamped:
+                human += weight
                 continue
-            if role == PROSE and line.strip() not in stamped:
-                shape.prose += weight
+            if role == PROSE and texts[i] not in stamped:
+                prose += weight
                 if run >= RUN:
-                    shape.in_runs += run
+                    in_runs += run
                 run = 0.0
                 continue
             weight *= scale
-            shape.machine += weight
+            machine += weight
             run += weight
-            shape.listing.append(line)
+            line = lines[i]
+            listing.append(line)
             if weight >= 1.5 and nests_deep(line):
-                shape.nested += weight
+                nested += weight
             if shape.first is None:
                 shape.first = (block.start + i, line)
     if run >= RUN:
-        shape.in_runs += run
+        in_runs += run
+    shape.machine, shape.human, shape.prose = machine, human, prose
+    shape.in_runs, shape.nested = in_runs, nested
     return shape
 
 
 def _code_shaped(shape: Shape) -> bool:
+    """CODE_SHAPED of the machine lines look like code: those with a mark of code are
+    counted in C, the others read until the answer is known."""
     lines = shape.listing
-    return sum(1 for line in lines if code_shaped(line)) >= CODE_SHAPED * len(lines)
+    quick = plainly_code(lines)
+    others = list(compress(lines, map(not_, quick)))
+    return lines_reach(others, code_shaped, CODE_SHAPED * len(lines), found=sum(quick))
 
 
 def _bulk(shape: Shape) -> bool:
@@ -347,36 +375,46 @@ def _verdict(shape: Shape) -> str | None:
     if shape.first is None or shape.machine < MIN_LISTING or shape.share < OUTPUT_SHARE:
         return None
     share = f"{shape.share:.0%} of the content"
-    props = Properties(shape.listing)
     prose = shape.prose / shape.content if shape.content else 0.0
-    described = f"; shape: {props.describe(prose)}"
     # below MIN_SHARE, machine output must be one pasted listing, not snippets between
     # paragraphs: most of the content in runs that no sentence breaks
     pasted = shape.share >= MIN_SHARE or shape.in_runs >= OUTPUT_SHARE * shape.content
     # (lines, or line-widths: a minified file is a few lines of 1,000 characters)
-    if pasted and max(len(shape.listing), shape.machine) >= MIN_OUTPUT and props.machine_output():
-        return (
-            f"machine-shaped: machine output ({', '.join(props.regular())}) makes up {share}, "
-            f"{len(shape.listing)} lines no sentence breaks{described}"
-        )
+    props = None  # the shape model's properties, measured only where they are read
+    if pasted and max(len(shape.listing), shape.machine) >= MIN_OUTPUT:
+        props = Properties(shape.listing)
+        if props.machine_output():
+            return (
+                f"machine-shaped: machine output ({', '.join(props.regular())}) makes up "
+                f"{share}, {len(shape.listing)} lines no sentence breaks; shape: "
+                f"{props.describe(prose)}"
+            )
+    message = _other_shape(shape, share)
+    if message is None:
+        return None
+    return f"{message}; shape: {(props or Properties(shape.listing)).describe(prose)}"
+
+
+def _other_shape(shape: Shape, share: str) -> str | None:
+    """The message of bulk, nested or regular listing, when one of them is there."""
     if shape.share < MIN_SHARE or not _code_shaped(shape):
         return None
     if _bulk(shape):
         return (
             f"machine-shaped: {share} is not sentences ({shape.machine:.0f} of "
             f"{shape.content:.0f} line-widths), {shape.in_runs:.0f} in runs of {RUN:.0f}+ "
-            f"that no sentence breaks{described}"
+            "that no sentence breaks"
         )
     if shape.nested >= MIN_NESTED:
         return (
             f"machine-shaped: {shape.nested:.0f} line-widths of brackets nested {DEPTH}+ "
-            f"deep, a printed tree ({share}){described}"
+            f"deep, a printed tree ({share})"
         )
     regular = _regular(shape)
     if regular is not None:
         return (
             f"machine-shaped: a listing of {regular[0]} lines stamped from {regular[1]} "
-            f"templates, each naming code ({share}){described}"
+            f"templates, each naming code ({share})"
         )
     return None
 
