@@ -1698,7 +1698,7 @@ class Hit:
 
 
 class _Index:
-    __slots__ = ("end", "fd", "start", "state")
+    __slots__ = ("accepts", "end", "fd", "start", "state")
 
     def __init__(self, state: str, fd: int = -1, start: int = 0, end: int = 0) -> None:
         # current, missing, outdated, building, failed, no_builder, unreadable, off
@@ -1706,6 +1706,9 @@ class _Index:
         self.fd = fd
         self.start = start
         self.end = end
+        # what the graphify the advice runs accepts, as the builder recorded it
+        # (graphify_nudge_index, section 5); None: unknown, taken as the newest
+        self.accepts: Optional[frozenset[str]] = None
 
 
 def _graph_key(built_at: "Optional[str]", size: int, mtime_ns: int) -> str:
@@ -1737,29 +1740,36 @@ def open_index(store: Store, graph: Graph) -> _Index:
         return _Index(_start_build(directory, graph.path, name, key, "missing"))
     except OSError:
         return _Index("unreadable")
-    found, start, size = _index_header(fd)
+    found, start, size, accepts = _index_header(fd)
     if found is None:
         posix.close(fd)
         return _Index("unreadable")
     if found != key:
         posix.close(fd)
-        return _Index(_start_build(directory, graph.path, name, key, "outdated"))
-    return _Index("current", fd, start, size)
+        # the graph was rebuilt: its index is not, but graphify is most likely
+        # the same release, so its dialect still holds for this call's advice
+        index = _Index(_start_build(directory, graph.path, name, key, "outdated"))
+    else:
+        index = _Index("current", fd, start, size)
+    index.accepts = accepts
+    return index
 
 
-def _index_header(fd: int) -> "tuple[Optional[str], int, int]":
-    """(graph key, offset of the first entry, file size) of an open index;
-    (None, 0, 0) when it is not a regular file or not an index."""
+def _index_header(fd: int) -> "tuple[Optional[str], int, int, Optional[frozenset[str]]]":
+    """(graph key, offset of the first entry, file size, what graphify accepts) of
+    an open index; (None, 0, 0, None) when it is not a regular file or not an index.
+    The header: magic, key, node count, capabilities (comma-separated), version."""
     try:
         st = posix.fstat(fd)
         head = posix.pread(fd, 1024, 0) if st.st_mode & _S_IFMT == _S_IFREG else b""
     except OSError:
-        return None, 0, 0
+        return None, 0, 0, None
     end = head.find(b"\n")
     fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     if len(fields) < 2 or fields[0] != INDEX_MAGIC:
-        return None, 0, 0
-    return fields[1], end + 1, st.st_size
+        return None, 0, 0, None
+    accepts = frozenset(fields[3].split(",")) if len(fields) > 3 else None
+    return fields[1], end + 1, st.st_size, accepts
 
 
 def _start_build(directory: int, graph_path: str, name: str, key: str, state: str) -> str:
@@ -2043,18 +2053,34 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def _command(arg: str, graph: Graph) -> str:
-    command = "graphify explain " + shell_quote(arg)
+#: a release of graphify whose `explain PATH` answers the file's node
+#: (graphify_nudge_index.EXPLAIN_PATH; the builder records it in the index header)
+_EXPLAIN_PATH: "Final" = "explain-path"
+#: the one command that builds a graph on every supported release (0.8.31's
+#: `extract` needs an LLM key even with --code-only; docs/versions.md)
+_BUILD_COMMAND: "Final" = "graphify update ."
+
+
+def _command(arg: str, graph: Graph, verb: str = "explain") -> str:
+    command = f"graphify {verb} " + shell_quote(arg)
     if graph.flag:
         command += " --graph " + shell_quote(graph.display)
     return command
 
 
-def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> str:
+def _suggestion(
+    target: str, graph: Graph, hit: "Optional[Hit]" = None, kind: str = "",
+    accepts: "Optional[frozenset[str]]" = None,
+) -> str:  # fmt: skip
+    """The first command: the index's explain argument when it has one; else the
+    path or name, except that a release whose `explain` cannot take a path gets
+    the file's path as a `query`, which lists the file's nodes there."""
     if hit is not None and hit.kind == "file":
         return _command(hit.arg, graph)
     if hit is not None and hit.sites:
         return _command(hit.sites[0][3], graph)
+    if kind == "read" and accepts is not None and _EXPLAIN_PATH not in accepts:
+        return _command(target, graph, "query")
     return _command(target, graph)
 
 
@@ -2070,12 +2096,16 @@ def _first_fit(*texts: str) -> "Optional[str]":
     return None
 
 
-def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
+def advisory(
+    call: Call, graph: Graph, hit: "Optional[Hit]" = None,
+    accepts: "Optional[frozenset[str]]" = None,
+) -> "Optional[str]":  # fmt: skip
     """The one factual paragraph the model reads; None if it cannot fit in 400 bytes.
 
     The advisory shape (docs/hook.md): it starts with the marker, every command it suggests is
     in single backticks and starts with `graphify ` (the first one is the
-    suggestion), and definition sites are written `path:line`.
+    suggestion), and definition sites are written `path:line`. `accepts`: what
+    the user's graphify release accepts, from the index header (None: unknown).
     """
     target = (call.target if call.kind == "read" else call.symbol or call.target) or ""
     subject = target
@@ -2089,9 +2119,9 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
         return _first_fit(
             f"{MARKER} Graphify has not scanned this project yet (no {graph.display}), so "
             "reading the source directly is correct for now. Building the graph is a stateful "
-            "op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
+            f"op for Y4NN: `{_BUILD_COMMAND}`, with GRAPHIFY_OUT=.graphify."
         )
-    suggestion = _suggestion(target, graph, hit)
+    suggestion = _suggestion(target, graph, hit, call.kind, accepts)
     if graph.stale_by == "file_newer":
         return _first_fit(
             f"{MARKER} {subject} changed after the code graph was built, so the graph may be "
@@ -2362,7 +2392,7 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
     )  # fmt: skip
     output = ""
     if decision == "nudge":
-        text = advisory(call, graph, hit)  # 8
+        text = advisory(call, graph, hit, index.accepts if index is not None else None)  # 8
         if text is None:
             decision, reason = "silent", "too_long"
         else:
