@@ -2432,11 +2432,18 @@ def _count_nudge(agent: "dict[str, object]", graph: Graph, target_key: str) -> N
     agent["advised"] = [*known, target_key][-MAX_ADVISED:]
 
 
+#: graphify's answer when `explain` matches no node (`query`: "No matching nodes found.")
+_NOTHING_FOUND: "Final" = ("No node matching", "No matching nodes found")
+
+
 def _lookup_result(turn: _Turn, failed: bool) -> None:
     """A lookup finished (PostToolUse) or exited non-zero (PostToolUseFailure,
     whose `error` holds "Exit code N" and the output): remember the files it named."""
     hook = turn.hook
     text = (_str(hook.get("error")) or "") if failed else _response_text(hook.get("tool_response"))
+    # graphify before 0.9.x (0.8.31, D-008's) prints "No node matching" and exits 0:
+    # the CLI fires PostToolUse, not PostToolUseFailure, for a lookup that found nothing
+    failed = failed or text.lstrip().startswith(_NOTHING_FOUND)
     files = _files_named(text, turn.where)
     exit_code: Optional[int] = None
     if failed and text.startswith("Exit code "):
