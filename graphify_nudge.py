@@ -2441,7 +2441,7 @@ def _lookup_result(turn: _Turn, failed: bool) -> None:
     whose `error` holds "Exit code N" and the output): remember the files it named."""
     hook = turn.hook
     text = (_str(hook.get("error")) or "") if failed else _response_text(hook.get("tool_response"))
-    # graphify before 0.9.x (0.8.31, D-008's) prints "No node matching" and exits 0:
+    # graphify before 0.9.86 (0.8.31, D-008's) prints "No node matching" and exits 0:
     # the CLI fires PostToolUse, not PostToolUseFailure, for a lookup that found nothing
     failed = failed or text.lstrip().startswith(_NOTHING_FOUND)
     files = _files_named(text, turn.where)

@@ -123,7 +123,7 @@ def run(args: argparse.Namespace) -> int:
             checked.append("agents")
         if args.project is not None:
             violations += refresh.check(harness)
-            checked.append("graph refresh")
+            checked.append(f"graph refresh with {refresh.graphify_of(harness).describe()}")
     elif args.agents_dir is not None:
         from mishkan_core.routing.harness import agents_in
 
