@@ -9,6 +9,7 @@ created once with pip and reused while its version is right.
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
@@ -90,3 +91,49 @@ def ensure(version: str, venvs: Path, who: str = "bench") -> Path:
 
 def remove(version: str, venvs: Path) -> None:
     shutil.rmtree(venv_dir(venvs, version), ignore_errors=True)
+
+
+#: run in a release's own interpreter: what its `graphify explain ARG` answers for
+#: every argument of an index (`_resolve_single_node` where it exists, else the
+#: first of `_find_node`, as 0.8.31's explain does); prints the wrong ones
+RESOLVE = """
+import json, sys
+from graphify import serve
+from networkx.readwrite import json_graph
+
+def answer(g, arg):
+    if hasattr(serve, "_resolve_single_node"):
+        return serve._resolve_single_node(g, arg)[0]
+    found = serve._find_node(g, arg)
+    return found[0] if found else None
+
+raw = json.loads(open(sys.argv[1]).read())
+try:
+    g = json_graph.node_link_graph({**raw, "directed": True}, edges="links")
+except TypeError:
+    g = json_graph.node_link_graph({**raw, "directed": True})
+wrong = []
+for line in open(sys.argv[2]).read().splitlines():
+    kind, key, payload = line.split("\\t", 2)
+    if kind == "f":
+        nid = answer(g, payload or key)
+        if nid is None or g.nodes[nid].get("source_file") != key:
+            wrong.append(f"file {key}: {payload or key} -> {nid}")
+        continue
+    for name, _path, _line, arg, node_id in json.loads(payload)[1]:
+        nid = answer(g, arg)
+        if nid != node_id:
+            wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")
+print(json.dumps(wrong))
+"""
+
+
+def resolve_all(python: Path, graph: Path, index_lines: list[bytes], work: Path) -> list[str]:
+    """The index lines whose explain argument the release at `python` does not
+    resolve to the line's own node (or file)."""
+    lines = work / "index-lines.txt"
+    lines.write_bytes(b"".join(line + b"\n" for line in index_lines))
+    done = subprocess.run([str(python), "-c", RESOLVE, str(graph), str(lines)],
+                          capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
+    wrong: list[str] = json.loads(done.stdout)
+    return wrong

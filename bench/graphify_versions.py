@@ -42,11 +42,12 @@ from bench import _graphify
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURE = REPO / "tests" / "e2e" / "fixture_repo"
+MINI = REPO / "tests" / "hook" / "data" / "mini"  # the hook's unit-test project
 RESULTS = REPO / "bench" / "results"
 DEFAULT_CACHE = REPO / ".cache" / "graphify"
 COMMAND_TIMEOUT = 180.0
 REBUILD_WAIT = 60.0
-PROBE_RECIPE = 2  # bump when a probe changes: cached results are then re-probed
+PROBE_RECIPE = 3  # bump when a probe changes: cached results are then re-probed
 
 #: a second definition of `slugify`, so that a bare name is ambiguous
 TWICE = 'def slugify(text: str) -> str:\n    return text.replace(" ", "_")\n'
@@ -105,11 +106,13 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str], shown: str | None = No
         return Done(shown or " ".join(argv), -1, f"timed out after {COMMAND_TIMEOUT:.0f} s")
 
 
-def make_repo(root: Path, env: dict[str, str]) -> Path:
-    """The e2e fixture, plus a twin `slugify`, in a git repo laid out as
-    `mishkan install` leaves it: `.graphify/` with `graphify-out` linked to it."""
-    shutil.copytree(FIXTURE, root)
-    (root / "src" / "overlay" / "twice.py").write_text(TWICE, encoding="utf-8")
+def make_repo(root: Path, env: dict[str, str], source: Path = FIXTURE) -> Path:
+    """The e2e fixture, plus a twin `slugify` (or `source` as it is), in a git
+    repo laid out as `mishkan install` leaves it: `.graphify/` with
+    `graphify-out` linked to it."""
+    shutil.copytree(source, root)
+    if source == FIXTURE:
+        (root / "src" / "overlay" / "twice.py").write_text(TWICE, encoding="utf-8")
     (root / ".gitignore").write_text(".graphify/\n.mishkan/\ngraphify-out\n", encoding="utf-8")
     (root / ".graphify").mkdir()
     (root / "graphify-out").symlink_to(".graphify")
@@ -221,6 +224,26 @@ def probe_version(version: str, graphify: Path, work: Path) -> dict[str, Any]:
     twin = explain("slugify")
     record("explain_ambiguous_exits_nonzero", twin.exit_code not in (0, -1), twin,
            value=twin.exit_code)  # fmt: skip
+    # every explain argument the hook's index chooses for this release resolves
+    # to its own node in this release, on the fixture and on the unit tests' project
+    import graphify_nudge_index as gi
+    from mishkan_core import graph_refresh
+
+    wrong: list[str] = []
+    mini = make_repo(work / "mini", env, MINI)
+    build = graph_refresh.build_argv(graph_refresh.Graphify(str(graphify), version))
+    built = _run([str(graphify), *build[1:]], mini, env, " ".join(build))
+    for where in (repo, mini):
+        graph_json = where / ".graphify" / "graph.json"
+        if not graph_json.is_file():
+            wrong.append(f"{where.name}: no graph")
+            continue
+        nodes_, _, placeholders = gi._load_nodes(str(graph_json))
+        lines = gi._index_lines(nodes_, gi.capabilities(version), placeholders)
+        python = graphify.parent / "python"
+        found = _graphify.resolve_all(python, graph_json, lines, where)
+        wrong += [f"{where.name}: {w}" for w in found]
+    record("index_arguments_resolve", not wrong, built, value=wrong[:20])
     query = _run([str(graphify), "query", "who calls apply_overlay"], repo, env,
                  "graphify query 'who calls apply_overlay'")  # fmt: skip
     record("query", query.exit_code == 0 and "NODE apply_overlay()" in query.output, query)
@@ -352,6 +375,7 @@ ROWS = (
     ("explain_not_found_exits_nonzero", "`explain` of an unknown name exits non-zero"),
     ("explain_ambiguous_exits_nonzero", "`explain` of a name defined twice exits non-zero"),
     ("query", "`graphify query 'who calls apply_overlay'` lists the function"),
+    ("index_arguments_resolve", "every `explain` argument the hook's index picks for it resolves"),
     ("extract_code_only", "`graphify extract . --code-only` builds the graph, no LLM key"),
     ("extract_code_only_force", "`graphify extract . --code-only --force` (sprint-close)"),
     ("update", "`graphify update .` builds the graph"),
