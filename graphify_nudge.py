@@ -114,7 +114,7 @@ LOOKUP_OUTPUT_SCAN: "Final" = 64 * 1024
 MAX_FIELD_CHARS: "Final" = 256  # telemetry strings are cut to this (`target`: twice)
 STATE_DIR: "Final" = ".state"
 INDEX_DIR: "Final" = ".index"
-INDEX_MAGIC: "Final" = "graphify-nudge-index 1"
+INDEX_MAGIC: "Final" = "graphify-nudge-index 2"
 INDEX_RETRY_SECONDS: "Final" = 600  # one build attempt per graph version per 10 minutes
 INDEX_BUILDER: "Final" = "graphify_nudge_index"  # the module beside this file that builds it
 
@@ -269,7 +269,11 @@ def _is_bare_identifier(text: str) -> bool:
 
 
 def _is_name(text: str) -> bool:
-    """A JS/TS or Python identifier as written: [A-Za-z_$][A-Za-z0-9_$]*, with a letter or digit."""
+    """An identifier as the trigger languages write it: [A-Za-z_$][A-Za-z0-9_$]*
+    with a letter or digit (JS/TS `$ZodType`, PHP `$stream`), and Ruby's
+    predicate and bang methods (`empty?`, `save!`)."""
+    if text[-1:] in ("?", "!"):
+        text = text[:-1]
     return (
         bool(text)
         and text[0] in _IDENT_START
@@ -1033,17 +1037,24 @@ def search_symbol(pattern: str) -> "Optional[tuple[str, str]]":
     """(name, qualifier) an identifier search looks for, or None for any other search.
 
     Accepted, as agents write them for grep, rg and the Grep tool:
-    a bare name (`apply_overlay`, `$ZodType`, `\\$ZodObject`); a dotted,
-    `::` or `#` qualified name (`click.echo`, `Context.invoke`: the name is
-    the last part, the rest narrows the definitions, `self.`/`this.` narrow
-    nothing); a definition search (`def load`, `class Option`, `export
-    function parse`); word boundaries, anchors and a trailing `(`, `:`, `=`,
-    `{` or `<` (`\\bparse\\(`). Anything else with regex meaning (`a|b`,
+    a bare name (`apply_overlay`, `$ZodType`, `\\$ZodObject`, PHP `\\$stream`,
+    Ruby `empty?`, `empty\\?`, `save!`); a dotted, `::` or `#` qualified name
+    (`click.echo`, `Context.invoke`, `Hashie::Mash`, `Version::parse`,
+    `Mash#key?`: the name is the last part, the rest narrows the definitions,
+    `self.`/`this.` narrow nothing); a definition search (`def load`, `class
+    Option`, `export function parse`, `pub fn new`), and Go's method search
+    `func (c *Command) Execute` (`\\(` and `\\*` escaped or not: the receiver's
+    type is the qualifier); word boundaries, anchors and a trailing `(`, `:`,
+    `=`, `{` or `<` (`\\bparse\\(`). Anything else with regex meaning (`a|b`,
     `get.*`, `[A-Z]\\w+`) is not a symbol.
     """
     if len(pattern) > 1024:
         return None
     text = pattern.replace("\\$", "$").replace("\\.", ".").replace("\\:", ":").replace("\\#", "#")
+    text = text.replace("\\?", "?").replace("\\!", "!")
+    receiver = _receiver_search(text)
+    if receiver is not None:
+        return receiver
     changed = True
     while changed:
         changed = False
@@ -1061,8 +1072,31 @@ def search_symbol(pattern: str) -> "Optional[tuple[str, str]]":
     parts = words[-1].replace("::", ".").replace("#", ".").split(".")
     if len(parts) > 4 or not all(_is_name(part) for part in parts):
         return None
+    if any(part[-1] in "?!" for part in parts[:-1]):
+        return None  # `a?.b` is JS optional chaining or a regex, not a qualified name
     qualifier = [part for part in parts[:-1] if part not in _RECEIVERS]
     return parts[-1], ".".join(qualifier)
+
+
+def _receiver_search(text: str) -> "Optional[tuple[str, str]]":
+    """(method, receiver type) of Go's `func (c *Command) Execute` (also with
+    `\\(`, `\\*`, `\\)`, a `\\s+` or a trailing `(`), else None."""
+    for space in ("\\s+", "\\s*", "\\s", " +"):
+        text = text.replace(space, " ")
+    for escaped in ("\\(", "\\)", "\\*", "\\[", "\\]"):
+        text = text.replace(escaped, escaped[1])
+    if not text.startswith(("func (", "func(")):
+        return None
+    close = text.find(")")
+    inner = text[text.find("(") + 1 : close].split()
+    rest = text[close + 1 :].strip().rstrip("(").strip() if close > 0 else ""
+    if not inner or len(inner) > 2 or not rest:
+        return None
+    receiver = inner[-1].lstrip("*")
+    receiver = receiver[: receiver.find("[")] if "[" in receiver else receiver
+    if not _is_bare_identifier(receiver) or not _is_bare_identifier(rest):
+        return None
+    return rest, receiver
 
 
 def _mcp_symbols(tool_input: "dict[str, object]") -> "tuple[str, ...]":
@@ -1675,11 +1709,15 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
 # 6. Index: what the graph holds, from a sorted sidecar file (graphify_nudge_index.py builds it)
 #
 # `<telemetry dir>/.index/<name>.idx`, one per graph path. The first line is
-# `graphify-nudge-index 1 <TAB> <graph key> <TAB> <nodes>`; then one line per
-# file (`f <TAB> path <TAB> explain-argument`) and one per lower-cased symbol
-# name (`s <TAB> name <TAB> [total, [[name, path, line, explain-argument,
-# node id], ...]]`), sorted bytewise. A lookup is a binary search with a few
-# pread(2) calls; graph.json itself is never read on the hot path.
+# `graphify-nudge-index 2 <TAB> <graph key> <TAB> <nodes>`; then one line per
+# file the graph can say something about (`f <TAB> path <TAB>
+# explain-argument`) and one per symbol name, case as written (`s <TAB> name
+# <TAB> [total, [[name, path, line, explain-argument, node id, scope], ...]]`), sorted
+# bytewise. The builder decides what a definition is, per language (its
+# section 3): `scope` is the definition's directories, module and enclosing
+# symbols, space-separated (`src click core Context` for Context.invoke). A
+# lookup is a binary search with a few pread(2) calls; graph.json itself is
+# never read on the hot path.
 
 
 class Hit:
@@ -1743,6 +1781,8 @@ def open_index(store: Store, graph: Graph) -> _Index:
     found, start, size, accepts = _index_header(fd)
     if found is None:
         posix.close(fd)
+        if size:  # an index, in an earlier format: build this one's
+            return _Index(_start_build(directory, graph.path, name, key, "outdated"))
         return _Index("unreadable")
     if found != key:
         posix.close(fd)
@@ -1767,7 +1807,8 @@ def _index_header(fd: int) -> "tuple[Optional[str], int, int, Optional[frozenset
     end = head.find(b"\n")
     fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     if len(fields) < 2 or fields[0] != INDEX_MAGIC:
-        return None, 0, 0, None
+        # (None, 0, 1): the index of another version of this hook, to be rebuilt
+        return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0), None
     accepts = frozenset(fields[3].split(",")) if len(fields) > 3 else None
     return fields[1], end + 1, st.st_size, accepts
 
@@ -1903,28 +1944,38 @@ def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
             return None
         return Hit("file", line.split(b"\t", 2)[2].decode("utf-8", "replace") or call.target or "")
     symbol = call.symbol or ""
-    line = _index_line(index, b"s\t" + symbol.lower().encode() + b"\t")
+    # Case as written: a search for `Widget` is not one for `widget` (grep,
+    # rg and the Grep tool are case-sensitive unless told otherwise).
+    line = _index_line(index, b"s\t" + symbol.encode("utf-8", "surrogateescape") + b"\t")
     if line is None:
         return None
     try:
         payload: Any = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
         total = int(payload[0])
-        sites = [(str(r[0]), str(r[1]), int(r[2]), str(r[3]), str(r[4])) for r in payload[1]]
+        sites = [(str(r[0]), str(r[1]), int(r[2]), str(r[3]), str(r[5])) for r in payload[1]]
     except (ValueError, TypeError, IndexError, KeyError, RecursionError):
         return None
-    exact = [site for site in sites if site[0] == symbol] or sites
-    if len(sites) == total:
-        total = len(exact)  # every site is stored: count the ones spelled as searched
     if call.qualifier:
-        # `click.echo`, `Context.invoke`: keep the definitions whose node id
-        # (graphify builds it from the file path, class and name) carries the
-        # qualifier; none left means the name is not the project's own.
-        qualifier = "_" + call.qualifier.lower().replace(".", "_") + "_"
-        exact = [site for site in exact if qualifier in "_" + site[4].lower() + "_"]
-        total = len(exact)
-    if not exact:
+        # `click.echo`, `Context.invoke`, `Hashie::Mash`, `cobra.Command`: keep
+        # the definitions whose scope has the qualifier's parts, in order;
+        # none left means the name is not the project's own (`os.Open`).
+        wanted = call.qualifier.split(".")
+        sites = [site for site in sites if _in_order(wanted, site[4].split(" "))]
+        total = len(sites)
+    if not sites:
         return None
-    return Hit("symbol", sites=[s[:4] for s in exact], total=max(int(total), len(exact)))
+    return Hit("symbol", sites=[s[:4] for s in sites], total=max(total, len(sites)))
+
+
+def _in_order(wanted: "list[str]", scope: "list[str]") -> bool:
+    """Every part of `wanted` appears in `scope`, in that order."""
+    at = 0
+    for part in wanted:
+        try:
+            at = scope.index(part, at) + 1
+        except ValueError:
+            return False
+    return True
 
 
 # ---------------------------------------------------------------------------
@@ -2110,7 +2161,10 @@ def advisory(
     target = (call.target if call.kind == "read" else call.symbol or call.target) or ""
     subject = target
     if call.qualifier and call.symbol:
-        subject = f"{call.qualifier}.{call.symbol}"
+        # as the search wrote it: `Version::parse`, `Mash#key?`, `Context.invoke`
+        written = call.target or ""
+        sep = "::" if "::" in written else "#" if "#" in written else "."
+        subject = f"{call.qualifier.replace('.', sep)}{sep}{call.symbol}"
     action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
     opt_out = ""
     if call.via == "Bash":
@@ -2194,6 +2248,13 @@ def _symbol_advisory(
                 f"Name the one you mean: {' or '.join(commands[:with_commands])}."
             )
             candidates += [f"{text} {action}", text]
+        if shown == 3 or shown == len(sites) == 2:
+            # Long paths (Ruby's lib/x/extensions/...): three sites, or both of
+            # two, in fewer words, before fewer sites.
+            candidates.append(
+                f"{MARKER} The code graph defines {name} in {hit.total} places: "
+                f"{', '.join(sites[:shown])}{more}. Name one: {commands[0]}."
+            )
     return _first_fit(*candidates)
 
 

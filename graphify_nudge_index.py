@@ -152,10 +152,10 @@ def _build_locked(
             return "current"
         _write_small(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
         try:
-            nodes, recorded, placeholders = _load_nodes(graph_path)
+            nodes, links, recorded = _load_graph(graph_path)
             version = graphify_dialect(path_value, recorded)
             accepts = capabilities(version)
-            lines = _index_lines(nodes, accepts, placeholders)
+            lines = _index_lines(nodes, links, graph_path, accepts)
             if _graph_key_of(graph_path) != key:
                 raise GraphIndexError(f"{graph_path} changed while it was read")
         except (GraphIndexError, OSError, ValueError, MemoryError, RecursionError) as exc:
@@ -214,9 +214,9 @@ def _write_index(name: str, data: bytes, directory: int) -> None:
 # 3. The index lines (their format: graphify_nudge.py, section 6)
 
 
-def _load_nodes(graph_path: str) -> "tuple[list[dict[str, Any]], object, frozenset[str]]":
-    """The graph's nodes, the `graph.graphify_version` it records (anything: it is
-    repository content) or None, and the ids of its reference placeholders."""
+def _load_graph(graph_path: str) -> "tuple[list[dict[str, Any]], list[dict[str, Any]], object]":
+    """(nodes, links) of a graphify graph.json, and the `graph.graphify_version` it
+    records (anything: it is repository content) or None."""
     data = _read_file(graph_path, INDEX_MAX_GRAPH_BYTES)
     if data is None:
         raise GraphIndexError(
@@ -226,10 +226,15 @@ def _load_nodes(graph_path: str) -> "tuple[list[dict[str, Any]], object, frozens
     nodes = graph.get("nodes") if isinstance(graph, dict) else None
     if not isinstance(nodes, list):
         raise GraphIndexError("no `nodes` list: not a graphify graph.json")
+    links = graph.get("links", graph.get("edges"))
+    links = links if isinstance(links, list) else []
     meta = graph.get("graph")
     recorded = meta.get("graphify_version") if isinstance(meta, dict) else None
-    kept = [node for node in nodes if isinstance(node, dict) and isinstance(node.get("id"), str)]
-    return kept, recorded, _placeholders(graph.get("links", graph.get("edges")))
+    return (
+        [node for node in nodes if isinstance(node, dict) and isinstance(node.get("id"), str)],
+        [link for link in links if isinstance(link, dict)],
+        recorded,
+    )
 
 
 def _placeholders(links: object) -> "frozenset[str]":
@@ -253,27 +258,29 @@ def _placeholders(links: object) -> "frozenset[str]":
 
 def _index_lines(
     nodes: "list[dict[str, Any]]",
+    links: "Optional[list[dict[str, Any]]]" = None,
+    graph_path: str = "",
     accepts: "Optional[frozenset[str]]" = None,
-    placeholders: "frozenset[str]" = frozenset(),
 ) -> "list[bytes]":
-    """The sorted body lines of the index for these graph nodes, with the
-    explain arguments of a graphify that `accepts` those capabilities
-    (section 5; default: the newest supported release's). `placeholders`:
-    node ids that define nothing (`_placeholders`)."""
+    """The sorted body lines of the index for these graph nodes and links, with
+    the explain arguments of a graphify that `accepts` those capabilities
+    (section 5; default: the newest supported release's)."""
     resolver = _Resolver(nodes, capabilities(GRAPHIFY_NEWEST) if accepts is None else accepts)
-    resolver.placeholders = placeholders
+    defined = _Definitions(resolver, links or [], graph_path)
     lines: list[bytes] = []
     for path in sorted(resolver.files):
+        if path not in defined.answering_files:
+            continue  # a file node with no symbols and no connections: nothing to explain
         arg = resolver.file_argument(path)
         if arg is not None:
             lines.append(f"f\t{path}\t{arg}".encode())
     by_name: dict[str, list[tuple[tuple[int, int, str, int], list[object]]]] = {}
-    for i, name, path, line in resolver.definitions():
+    for i, name, path, line, scope in defined.sites():
         arg = resolver.symbol_argument(i, name, path)
         if arg is None:
             continue
-        row: list[object] = [name, path, line, arg, resolver.ids[i]]
-        by_name.setdefault(name.lower(), []).append((_site_rank(path, line), row))
+        row: list[object] = [name, path, line, arg, resolver.ids[i], " ".join(scope)]
+        by_name.setdefault(name, []).append((_site_rank(path, line), row))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
         rows = [row for _, row in ranked[:INDEX_MAX_SITES]]
@@ -289,6 +296,212 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
     test = any(mark in lowered for mark in ("/test", "_test.", ".test.", ".spec.", "/spec/"))
     generated = any(lowered.endswith(ext) for ext in (".d.ts", ".d.cts", ".d.mts"))
     return (int(test), int(generated), path, line)
+
+
+# What a node defines, per language, as graphify 0.9.96's extractors build
+# them (graphify/extractors/go.py, rust.py; extract.py for the others):
+#
+# * Labels: functions `name()`, methods `.name()`, everything else `name`;
+#   Ruby classes and modules by their qualified name (`Hashie::Extensions::Mash`),
+#   which is the name `Mash` in the scope `Hashie Extensions`.
+# * Go and Rust declare each type, constant and variable with a `contains`
+#   edge from its file's node, at the declaration's line. Their other
+#   type-named nodes are not definitions: a Rust `impl Display for Version` in
+#   another file is a node `Version` there (its methods hang off it), and a Go
+#   method's receiver makes a node of its type at the method's line (merged by
+#   id with the type's own node, whose location may then be the receiver's).
+#   So a Go or Rust type is defined where a file `contains` it; a Rust type
+#   declared once in its file has `_rust_declaration_count` too, and an enum
+#   variant hangs off its enum (`case_of`).
+# * A method's scope is the node it hangs off (`method`, `contains` or
+#   `case_of` from a symbol node), then that node's scope; every site's scope
+#   starts with its file's directories and module name (`click core` for
+#   src/click/core.py), and Go's package is its directory, graphify's own
+#   `pkg_scope` (for files at the project root: the project directory's name).
+# * TypeScript and JavaScript accessors (`get shape()`, `set value(v)`) are
+#   method nodes, but to the language they are properties, which the
+#   interfaces and types that declare them also define, and graphify has no
+#   node for those (zod: `shape` has 12 definitions, the graph holds the one
+#   getter). The graph cannot answer for an accessor, so the index leaves it
+#   out and the hook stays silent; telling one needs its source line, the one
+#   thing the builder reads from the repository (bounded, never followed
+#   through a link, and only ever compared, never copied into the index).
+_TYPE_DEFINING_EXTENSIONS: "Final" = frozenset({".go", ".rs"})
+_SCRIPT_EXTENSIONS: "Final" = frozenset(
+    {".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
+)
+_ACCESSOR_MODIFIERS: "Final" = frozenset(
+    {"static", "public", "private", "protected", "override", "declare", "abstract"}
+)
+_SOURCE_MAX_BYTES: "Final" = 4 << 20  # per file; a larger one is not looked at
+_SOURCES_MAX_BYTES: "Final" = 256 << 20  # per build
+_PARENT_RELATIONS: "Final" = frozenset({"method", "contains", "case_of"})
+_MAX_SCOPE_DEPTH: "Final" = 8
+
+
+class _Definitions:
+    def __init__(self, resolver: "_Resolver", links: "list[dict[str, Any]]", graph_path: str):
+        self.resolver = resolver
+        by_id = {nid: i for i, nid in enumerate(resolver.ids)}
+        self.file_nodes = set(resolver._file_node.values())
+        self.declared_at: dict[int, list[tuple[str, int]]] = {}  # Go/Rust: file contains it
+        self.parent: dict[int, int] = {}
+        connected: set[int] = set()
+        for link in links:
+            source, target = by_id.get(link.get("source")), by_id.get(link.get("target"))  # type: ignore[arg-type]
+            if source is None or target is None:
+                continue
+            connected.update((source, target))
+            relation = link.get("relation")
+            if relation == "contains":
+                # also from itself: graphify merges a Go file's node with the
+                # type of the same id (`type Widget` in widget/widget.go)
+                where = _site_of(link.get("source_file"), link.get("source_location"))
+                if where is not None:
+                    self.declared_at.setdefault(target, []).append(where)
+            if relation in _PARENT_RELATIONS and source != target and source not in self.file_nodes:
+                self.parent.setdefault(target, source)
+        self._connected = connected
+        # graphify 0.8.x's unresolved type references: nodes that define nothing
+        self.placeholders = {by_id[nid] for nid in _placeholders(links) if nid in by_id}
+        # A method whose `method` edge graphify dropped (cobra: 36 methods of
+        # Command in other files) still carries its owner in its id, which
+        # graphify builds as `<owner id>_<name>`; an owner whose id collided
+        # got its file's path in front (`command_go_cobra_command`).
+        slug = re.compile(r"[^a-z0-9]+")
+        for i, nid in enumerate(resolver.ids):
+            prefix = slug.sub("_", resolver._source[i][0].lower()).strip("_") + "_"
+            if len(prefix) > 1 and nid.startswith(prefix):
+                by_id.setdefault(nid[len(prefix) :], i)
+        for i, node in enumerate(resolver.nodes):
+            label = node.get("label")
+            if i in self.parent or not isinstance(label, str) or not label.startswith("."):
+                continue
+            nid = resolver.ids[i]
+            for _ in range(4):
+                nid = nid[: nid.rfind("_")] if "_" in nid else ""
+                owner = by_id.get(nid)
+                if owner is not None and owner != i:
+                    if owner not in self.file_nodes:
+                        self.parent[i] = owner
+                    break
+        # graphify's Go package scope for a file at the project root: the
+        # project directory, which holds the graph's directory
+        parts = graph_path.split("/")
+        self.root_name = parts[-3] if len(parts) >= 3 else ""
+        # the project: graph.json sits in .graphify/ or graphify-out/ at its root
+        self.root = "/".join(parts[:-2]) if len(parts) >= 3 and graph_path[:1] == "/" else ""
+        self._lines: dict[str, list[bytes]] = {}
+        self._read_budget = _SOURCES_MAX_BYTES
+        self.answering_files = {resolver._source[i][0] for i in connected | set(self._named())} - {
+            ""
+        }
+
+    def _named(self) -> "list[int]":
+        out = []
+        for i, node in enumerate(self.resolver.nodes):
+            label = node.get("label")
+            if (
+                node.get("file_type") == "code"
+                and isinstance(label, str)
+                and i not in self.file_nodes
+            ):
+                out.append(i)
+        return out
+
+    @staticmethod
+    def label_parts(label: str) -> "list[str]":
+        """`.name()` -> [name]; `Hashie::Mash` -> [Hashie, Mash]."""
+        name = label[1:] if label.startswith(".") else label
+        name = name[:-2] if name.endswith("()") else name
+        return name.split("::") if "::" in name else [name]
+
+    def _scope_of(self, i: int) -> "list[str]":
+        chain: list[str] = []
+        seen = {i}
+        parent = self.parent.get(i)
+        while parent is not None and parent not in seen and len(seen) <= _MAX_SCOPE_DEPTH:
+            seen.add(parent)
+            label = self.resolver.nodes[parent].get("label")
+            if isinstance(label, str):
+                chain[:0] = self.label_parts(label)
+            parent = self.parent.get(parent)
+        return chain
+
+    def _path_scope(self, path: str) -> "list[str]":
+        parts = path.split("/")
+        stem = parts[-1].rsplit(".", 1)[0]
+        scope = [*parts[:-1], stem]
+        if _extension(path) == ".go" and len(parts) == 1 and self.root_name:
+            scope.insert(0, self.root_name)
+        return scope
+
+    def _is_accessor(self, path: str, line: int, name: str) -> bool:
+        """Whether the declaration at path:line is `get name(` or `set name(`."""
+        if not self.root or ".." in path.split("/"):
+            return False
+        if path not in self._lines:
+            data = None
+            if self._read_budget > 0:
+                data = _read_file(f"{self.root}/{path}", _SOURCE_MAX_BYTES, follow=False)
+            self._read_budget -= len(data) if data else 0
+            self._lines[path] = data.split(b"\n") if data else []
+        lines = self._lines[path]
+        if not 0 < line <= len(lines):
+            return False
+        words = lines[line - 1].decode("utf-8", "replace").replace("(", " (").split()
+        while words and words[0] in _ACCESSOR_MODIFIERS:
+            words.pop(0)
+        return len(words) >= 2 and words[0] in ("get", "set") and words[1] == name
+
+    def sites(self) -> "list[tuple[int, str, str, int, list[str]]]":
+        """(node, name, file, line, scope) for every definition site a node stands for."""
+        out = []
+        resolver = self.resolver
+        for i in self._named():
+            node = resolver.nodes[i]
+            source = resolver._source[i][0]
+            location = node.get("source_location")
+            label = str(node.get("label"))
+            if not source or _is_file_label(label, source) or not _safe(source):
+                continue
+            if i in self.placeholders:
+                continue  # a reference placeholder (0.8.x), not a definition
+            extension = _extension(source)
+            if extension not in _CODE_EXTENSIONS:
+                continue
+            parts = self.label_parts(label)
+            name = parts[-1]
+            if not _is_name(name):
+                continue
+            here = _site_of(source, location)
+            callable_ = label.endswith("()") or label.startswith(".")
+            if extension in _TYPE_DEFINING_EXTENSIONS and not callable_:
+                where = list(self.declared_at.get(i, ()))
+                if (
+                    not where
+                    and here is not None
+                    and (node.get("_rust_declaration_count") or i in self.parent)
+                ):
+                    where = [here]  # a Rust type declared once; an enum variant
+            else:
+                where = [here] if here is not None else []
+            script_method = extension in _SCRIPT_EXTENSIONS and label.startswith(".")
+            if script_method and here is not None and self._is_accessor(*here, name):
+                continue
+            scope = parts[:-1] or self._scope_of(i)
+            for path, line in where:
+                if _safe(path):
+                    out.append((i, name, path, line, self._path_scope(path) + scope))
+        return out
+
+
+def _site_of(path: object, location: object) -> "Optional[tuple[str, int]]":
+    if not isinstance(path, str) or not path or not isinstance(location, str):
+        return None
+    if location[:1] != "L" or not location[1:].isdigit():
+        return None
+    return path, int(location[1:])
 
 
 # ---------------------------------------------------------------------------
@@ -345,7 +558,6 @@ class _Resolver:
     rules, and the narrowest exact match of the supported range (0.8.31's)."""
 
     def __init__(self, nodes: "list[dict[str, Any]]", accepts: "frozenset[str]") -> None:
-        self.placeholders: frozenset[str] = frozenset()  # ids that define nothing
         self._scoped_names = EXPLAIN_PATH_NAME in accepts  # `path::name` resolves
         self._file_paths = EXPLAIN_PATH in accepts  # `explain PATH` resolves a file
         self._token_re = re.compile(r"[^\W_]+")
@@ -444,25 +656,6 @@ class _Resolver:
             if found:
                 return found
         return set()
-
-    def definitions(self) -> "list[tuple[int, str, str, int]]":
-        """(node, name, file, line) for every code node that defines a name."""
-        out = []
-        for i, node in enumerate(self.nodes):
-            source = self._source[i][0]
-            location = node.get("source_location")
-            label = node.get("label")
-            if node.get("file_type") != "code" or not source or not isinstance(label, str):
-                continue
-            if not (isinstance(location, str) and location[:1] == "L" and location[1:].isdigit()):
-                continue
-            if _is_file_label(label, source) or self.ids[i] in self.placeholders:
-                continue  # the file's own node, or a reference placeholder
-            name = label[1:] if label.startswith(".") else label
-            name = name[:-2] if name.endswith("()") else name
-            if _is_name(name) and _safe(source) and _extension(source) in _CODE_EXTENSIONS:
-                out.append((i, name, source, int(location[1:])))
-        return out
 
     def _id_resolves(self, i: int) -> bool:
         nid = self.ids[i]

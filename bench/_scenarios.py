@@ -273,10 +273,78 @@ def write_graph(
     return len(data)
 
 
+def write_go_graph(path: Path, built_at_commit: str, mtime: float, size_bytes: int) -> int:
+    """A graph of a large Go project in graphify 0.9.96's shape (issue 23),
+    padded to at least ``size_bytes``: per package (its directory) types, each
+    declared with a `contains` edge from its file's node, methods hanging off
+    their type by `method` edges, half of them in another file of the package,
+    and a test file per package whose receivers make a second node of the type
+    there (the shape extractors/go.py writes). One type, `Command`, has
+    methods in 40 files; `Handler` and `ServeHTTP` are defined in every
+    package, so their index lines carry the most sites. (Other method names
+    are unique: the 0.9.96-era builder is quadratic in a name's node count.) The fixture's own
+    nodes (src/app.py, ...) come first, as in `write_graph`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+    nodes = [
+        dump(_node(0, "src/app.py") | {"id": "src_app_apply_overlay", "label": "apply_overlay()"}),
+        dump(_node(1, "src/util.py") | {"id": "src_util_helper", "label": "helper()"}),
+    ]
+    links = [dump(_link(0))]
+
+    def node(nid: str, label: str, file: str, line: int) -> None:
+        nodes.append(dump({"id": nid, "label": label, "_origin": "ast", "community": line % 53,
+                           "file_type": "code", "norm_label": label.lower(),
+                           "source_file": file, "source_location": f"L{line}"}))  # fmt: skip
+
+    def link(source: str, target: str, relation: str, file: str, line: int) -> None:
+        links.append(dump({"source": source, "target": target, "relation": relation,
+                           "_origin": "ast", "confidence": "EXTRACTED", "confidence_score": 1.0,
+                           "source_file": file, "source_location": f"L{line}",
+                           "weight": 1.0}))  # fmt: skip
+
+    def package(pkg: str, types: list[str]) -> None:
+        files = [f"{pkg}/{t.lower()}.go" for t in types] + [f"{pkg}/{pkg}_test.go"]
+        for file in files:
+            node(file.replace("/", "_").replace(".", "_"), file.rsplit("/", 1)[-1], file, 1)
+        for k, t in enumerate(types):
+            file, other = files[k], files[(k + 1) % len(types)]
+            tid, fid = f"{pkg}_{t.lower()}", file.replace("/", "_").replace(".", "_")
+            node(tid, t, file, 10)
+            link(fid, tid, "contains", file, 10)
+            for m in range(6):
+                where = file if m % 2 == 0 else other
+                name = f"Method{m}" if pkg == "cmd" else f"{t}M{m}"
+                node(f"{tid}_{name.lower()}", f".{name}()", where, 20 + 10 * m)
+                link(tid, f"{tid}_{name.lower()}", "method", where, 20 + 10 * m)
+            if k < 2 or pkg == "cmd":
+                test = files[-1]
+                node(f"{pkg}_{pkg}_test_go_{t.lower()}", t, test, 5 + k)  # a receiver's node
+                node(f"{tid}_string", ".String()", test, 5 + k)
+                link(f"{pkg}_{pkg}_test_go_{t.lower()}", f"{tid}_string", "method", test, 5 + k)
+
+    package("cmd", ["Command"] + [f"Flag{k}" for k in range(39)])
+    p = 0
+    while sum(map(len, nodes)) + sum(map(len, links)) < size_bytes:
+        for _ in range(50):  # measured every 50 packages (~0.5 MiB)
+            package(f"pkg{p}", ["Handler", "ServeHTTP"] + [f"Type{p}x{k}" for k in range(10)])
+            p += 1
+    head = ('{"directed":false,"multigraph":false,'
+            '"graph":{"schema_version":1,"graphify_version":"0.9.96"},"nodes":[')  # fmt: skip
+    tail = f'],"hyperedges":[],"built_at_commit":"{built_at_commit}"}}'
+    data = (head + ",".join(nodes) + '],"links":[' + ",".join(links) + tail).encode()
+    path.write_bytes(data)
+    os.utime(path, (mtime, mtime))
+    return len(data)
+
+
 GRAPH_DIR = ".graphify"  # where MISHKAN places graphify's artifacts
 FRESH_GRAPH_TIME = BASE_TIME + 7200  # after both commits and every file
 OLD_GRAPH_TIME = BASE_TIME - 3600  # before both commits
 BIG_GRAPH_BYTES = 50 * 1024 * 1024
+# 57,000 nodes, 1,350 packages: its index takes the builder about a minute on
+# this 2-core VM (the builder is quadratic in a name's node count)
+GO_GRAPH_BYTES = 20 * 1024 * 1024
 
 
 @dataclass
@@ -339,6 +407,9 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
     if name == "big":
         size = write_graph(graph, head, FRESH_GRAPH_TIME, big_graph_bytes)
         return Fixture(name, root, head, graph, f"graph.json {size / 1048576:.1f} MiB")
+    if name == "biggo":
+        size = write_go_graph(graph, head, FRESH_GRAPH_TIME, min(big_graph_bytes, GO_GRAPH_BYTES))
+        return Fixture(name, root, head, graph, f"Go-shaped graph.json {size / 1048576:.1f} MiB")
     if name == "packed":
         git(root, "pack-refs", "--all", "--prune")
         write_graph(graph, head, FRESH_GRAPH_TIME)
@@ -350,7 +421,7 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
 #: its index built by `build_index` before it is timed)
 INDEX_STATES = ("index_missing", "index_spawn", "index_outdated")
 FIXTURES = (
-    "fresh", "stale", "absent", "nobuilt", "big", "packed", "worktree", "session10k",
+    "fresh", "stale", "absent", "nobuilt", "big", "biggo", "packed", "worktree", "session10k",
     *INDEX_STATES,
 )  # fmt: skip
 
@@ -525,6 +596,16 @@ def _read_post(root: str) -> object:
     }
 
 
+GO_RECEIVER = "rg -n 'func \\(c \\*Command\\) Method3' cmd"
+
+
+def _grep_go(name: str) -> Callable[[str], dict[str, Any]]:
+    def args(root: str) -> dict[str, Any]:
+        return {"pattern": name, "path": root, "output_mode": "content"}
+
+    return args
+
+
 def _grep_missing(root: str) -> dict[str, Any]:
     return {"pattern": "not_in_this_graph", "path": root, "output_mode": "content"}
 
@@ -572,6 +653,12 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
      {"naive": True, "naive_calls": 20}, "Read trigger, 50 MiB graph.json, its index current"),
     ("index_50mb", BOTH, "big", PRE, "Grep", _grep_symbol,
      {}, "Grep trigger answered from the index of a 50 MiB graph (a unique definition)"),
+    ("index_go_type", BOTH, "biggo", PRE, "Grep", _grep_go("Command"),
+     {}, "Grep of a Go type with methods and receivers in 40 files, 20 MiB Go-shaped graph"),
+    ("index_go_receiver", BOTH, "biggo", PRE, "Bash", _bash(GO_RECEIVER, "Find the method"),
+     {}, f"Bash `{GO_RECEIVER}` (qualified by the receiver type), same graph"),
+    ("index_go_many", BOTH, "biggo", PRE, "Grep", _grep_go("Handler"),
+     {}, "Grep of a name every package defines (the longest index line), same graph"),
     ("index_not_in_graph", BOTH, "fresh", PRE, "Grep", _grep_missing,
      {"expect": "silent"}, "Grep of a name the graph does not hold: silent, not_in_graph"),
     ("index_missing", BOTH, "index_missing", PRE, "Grep", _grep_symbol,

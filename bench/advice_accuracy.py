@@ -253,14 +253,14 @@ def prepare_project(
     seed: int,
     rebuild: bool,
     version: str = graphify_nudge_index.GRAPHIFY_NEWEST,
+    ctags: str = "ctags",
 ) -> Prepared:
     checkout = projects.prepare(project, cache, layout, graphify, rebuild, version=version)
     graph = GraphView.load(checkout.graph)
     code_files = [f for f in graph.files if f.endswith(CODE_SUFFIXES)]
-    ts_dir = (
-        projects.ensure_typescript(cache / "tools") if project.language == "typescript" else None
-    )
-    index = project_index(checkout.root, code_files, node, ts_dir)
+    scripts = project.language in ("typescript", "javascript")
+    ts_dir = projects.ensure_typescript(cache / "tools") if scripts else None
+    index = project_index(checkout.root, code_files, node, ts_dir, ctags)
     noise_dirs = _noise_dirs(project.name)
     triggers = generate(
         project.name,
@@ -278,6 +278,11 @@ def _noise_dirs(project: str) -> tuple[str, ...]:
     return {
         "click": ("build/lib", ".tox/py311/lib/python3.11/site-packages"),
         "zod": ("v4", "node_modules/typescript"),
+        "commander": ("node_modules/commander",),
+        "cobra": ("vendor/github.com/spf13/cobra",),
+        "semver": ("target/package/semver-1.0.14",),
+        "hashie": ("vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0",),
+        "psr7": ("vendor/guzzlehttp/psr7/src",),
     }.get(project, ())
 
 
@@ -638,6 +643,9 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--python", default=sys.executable, help="the interpreter the hook runs on")
     p.add_argument("--node", default="node", help="node, for the TypeScript compiler API")
     p.add_argument(
+        "--ctags", default="ctags", help="Universal Ctags, the judge for Go, Rust, Ruby and PHP"
+    )
+    p.add_argument(
         "--rebuild", action="store_true", help="rebuild the project checkouts and graphs"
     )
     p.add_argument("--json", type=Path, default=RESULTS / "advice_accuracy.json")
@@ -671,7 +679,13 @@ def _main(args: argparse.Namespace, started: float) -> int:
     unknown = [n for n in names if n not in projects.PROJECTS]
     if unknown or not names:
         raise UsageError(f"--projects: unknown {', '.join(unknown) or '(none given)'}")
-    for tool in ("git", "bash") + ((args.node,) if "zod" in names else ()):
+    languages = {projects.PROJECTS[n].language for n in names}
+    fetchers = {projects.PROJECTS[n].fetcher for n in names}
+    needed = ["git", "bash"]
+    needed += [args.node] if languages & {"typescript", "javascript"} else []
+    needed += [args.ctags] if languages - {"python", "typescript", "javascript"} else []
+    needed += ["apt-get", "dpkg-deb"] if "apt" in fetchers else []
+    for tool in needed:
         if shutil.which(tool) is None:
             raise UsageError(f"{tool} is not on PATH")
     cache = args.cache.resolve()
@@ -764,6 +778,7 @@ def _measure(
             seed=args.seed,
             rebuild=args.rebuild,
             version=version,
+            ctags=args.ctags,
         )
         for n in names
     ]

@@ -2,8 +2,9 @@
 
 Python files are read with `ast`; TypeScript and JavaScript files with the real
 TypeScript compiler API (`typescript` from npm, pinned by the bench), through
-the small node script in `TS_LISTER`. Both apply one rule, documented in
-docs/advice_accuracy.md:
+the small node script in `TS_LISTER`; Go, Rust, Ruby, PHP and Java files with
+Universal Ctags (Debian's `universal-ctags`), its kinds mapped in `CTAGS_KINDS`.
+All apply one rule, documented in docs/advice_accuracy.md:
 
 * every function, method or class statement is a definition, at any depth
   (Python `def`/`async def`/`class`; TS/JS function, class, method,
@@ -39,12 +40,16 @@ from pathlib import Path
 
 PYTHON_SUFFIXES = (".py", ".pyi")
 SCRIPT_SUFFIXES = (".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs")
-CODE_SUFFIXES = PYTHON_SUFFIXES + SCRIPT_SUFFIXES
+CTAGS_LANGUAGES = {".go": "Go", ".rs": "Rust", ".rb": "Ruby", ".php": "PHP", ".java": "Java"}
+CTAGS_SUFFIXES = tuple(CTAGS_LANGUAGES)
+CODE_SUFFIXES = PYTHON_SUFFIXES + SCRIPT_SUFFIXES + CTAGS_SUFFIXES
 
 # Kinds: what the declaration is. "function" covers methods, constructors and
 # accessors; "class"; "interface", "type", "enum", "namespace" (TS); "member"
 # (a property, method signature or enum member); "variable"; "binding" (an
-# import or re-export: never a definition).
+# import or re-export: never a definition); "impl" (a Rust `impl` block: it
+# adds methods to a type that is defined elsewhere, so it is not a definition
+# of the type, and a site on it is wrong).
 
 
 @dataclass(frozen=True)
@@ -116,7 +121,12 @@ class DefinitionIndex:
 
 
 def _qualified_by(d: Definition, qualifier: str) -> bool:
-    if qualifier in d.container:
+    """`qualifier` is the definition's enclosing scope (`Context` in
+    `Context.invoke`), the tail of it (`Hashie::Extensions` in
+    `Hashie::Extensions::DeepMerge`), a package or module it is in (`cobra` in
+    `cobra.Command`), or its file's directory or module name (`click.echo`)."""
+    wanted = tuple(p for p in qualifier.replace("::", ".").replace("#", ".").split(".") if p)
+    if qualifier in d.container or (wanted and d.container[-len(wanted) :] == wanted):
         return True
     parts = d.file.split("/")
     stem = parts[-1].rsplit(".", 1)[0]
@@ -145,6 +155,8 @@ def build_index(decls: Iterable[Decl], files: Iterable[str]) -> DefinitionIndex:
     for decl in decls:
         if decl.kind == "binding":
             index.bindings.setdefault(decl.name, []).append(decl)
+        elif decl.kind == "impl":
+            continue  # adds to a type defined elsewhere: not a definition, nor a binding
         else:
             by_name.setdefault(decl.name, []).append(decl)
     for name, group in by_name.items():
@@ -346,13 +358,95 @@ def script_decls(node: str, typescript_dir: Path, root: Path, files: Sequence[st
     return out
 
 
+# ---------------------------------------------------------------------------
+# Go, Rust, Ruby, PHP and Java, with Universal Ctags
+
+# ctags kind (per language) -> our kind; kinds not listed are not declarations
+# an agent greps for (a Go `package` clause, Ruby `library`: a require).
+CTAGS_KINDS: dict[str, dict[str, str]] = {
+    "Go": {"func": "function", "struct": "class", "interface": "interface", "type": "type",
+           "talias": "type", "const": "variable", "var": "variable", "member": "member",
+           "methodSpec": "member", "anonMember": "member", "packageName": "binding"},
+    "Rust": {"function": "function", "method": "function", "macro": "function",
+             "struct": "class", "enum": "enum", "interface": "interface", "typedef": "type",
+             "enumerator": "member", "field": "member", "module": "namespace",
+             "variable": "variable", "implementation": "impl"},
+    "Ruby": {"class": "class", "module": "namespace", "method": "function",
+             "singletonMethod": "function", "accessor": "member", "constant": "variable",
+             "alias": "binding"},
+    "PHP": {"class": "class", "interface": "interface", "trait": "class", "function": "function",
+            "define": "variable", "namespace": "namespace", "variable": "member",
+            "alias": "binding"},
+    "Java": {"class": "class", "interface": "interface", "enum": "enum", "annotation": "interface",
+             "method": "function", "field": "member", "enumConstant": "member",
+             "package": "binding"},
+}  # fmt: skip
+_CTAGS_FIELDS = "--fields=+nKsZ"
+# Lines directly above a declaration that belong to it, as graphify's
+# tree-sitter nodes may start there: attributes (`#[derive]`, PHP `#[...]`) and
+# annotations (`@Override`).
+_ATTRIBUTE_STARTS = ("#[", "@")
+
+
+def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[Decl]:
+    """The declarations of Go/Rust/Ruby/PHP/Java `files` (relative to `root`)."""
+    if not files:
+        return []
+    try:
+        done = subprocess.run(
+            [ctags, "--output-format=json", _CTAGS_FIELDS, "--sort=no", "-f", "-", "-L", "-"],
+            input="\n".join(files).encode(),
+            cwd=root,
+            capture_output=True,
+            check=False,
+            timeout=600,
+        )
+    except OSError as e:
+        raise RuntimeError(f"Universal Ctags ({ctags}) cannot run: {e}") from None
+    if done.returncode != 0:
+        raise RuntimeError("ctags failed: " + done.stderr.decode(errors="replace").strip()[-400:])
+    lines_of: dict[str, list[str]] = {}
+    out = []
+    for raw in done.stdout.decode(errors="replace").splitlines():
+        tag = json.loads(raw)
+        if tag.get("_type") != "tag":
+            continue
+        file = str(tag["path"])
+        language = CTAGS_LANGUAGES.get(Path(file).suffix)
+        kind = CTAGS_KINDS.get(language or "", {}).get(str(tag.get("kind")))
+        if kind is None:
+            continue
+        name = str(tag["name"])
+        scope = str(tag.get("scope") or "")
+        container = tuple(p for p in scope.replace("::", ".").replace("\\", ".").split(".") if p)
+        if language == "PHP" and kind == "member":
+            name = "$" + name  # a property, written `$name` where it is declared
+        if language in ("PHP", "Java") and kind != "namespace":
+            name = name.replace("\\", ".").rsplit(".", 1)[-1]
+        line = int(tag["line"])
+        if file not in lines_of:
+            lines_of[file] = (root / file).read_text(errors="replace").splitlines()
+        first = line
+        text = lines_of[file]
+        while first > 1 and text[first - 2].lstrip().startswith(_ATTRIBUTE_STARTS):
+            first -= 1
+        out.append(Decl(file, name, kind, container, first, line))
+    return out
+
+
 def project_index(
-    root: Path, files: Iterable[str], node: str | None = None, typescript_dir: Path | None = None
+    root: Path,
+    files: Iterable[str],
+    node: str | None = None,
+    typescript_dir: Path | None = None,
+    ctags: str = "ctags",
 ) -> DefinitionIndex:
     """Definitions over `files` (relative to `root`): Python with ast, TS/JS
-    with the compiler API (needs `node` and `typescript_dir`)."""
+    with the compiler API (needs `node` and `typescript_dir`), the others with
+    Universal Ctags."""
     files = sorted(set(files))
     decls: list[Decl] = []
+    decls.extend(ctags_decls(root, [f for f in files if f.endswith(CTAGS_SUFFIXES)], ctags))
     scripts = []
     for rel in files:
         if rel.endswith(PYTHON_SUFFIXES):

@@ -88,12 +88,13 @@ def hook_context(stdout: str) -> str | None:
 
 
 def normalize_label(label: str) -> str:
-    """graphify 0.9.96's label conventions: methods `.name()`, functions `name()`."""
+    """graphify 0.9.96's label conventions: methods `.name()`, functions
+    `name()`, Ruby classes and modules by qualified name (`Hashie::Mash`)."""
     if label.startswith("."):
         label = label[1:]
     if label.endswith("()"):
         label = label[:-2]
-    return label
+    return label.rsplit("::", 1)[-1] if "::" in label and not label.endswith(":") else label
 
 
 @dataclass(frozen=True)
@@ -125,27 +126,42 @@ class GraphView:
 
     files: frozenset[str]
     symbols: dict[str, list[tuple[str, int]]] = field(default_factory=dict)
+    # Files about which the graph has something to say: a symbol node in it, or
+    # a file node with connections. A file whose node stands alone (graphify
+    # extracted nothing from it) is held, but `explain` of it answers nothing.
+    answering: frozenset[str] = frozenset()
 
     @classmethod
     def load(cls, graph: Path) -> GraphView:
-        return cls.from_nodes(json.loads(graph.read_text()).get("nodes", ()))
+        data = json.loads(graph.read_text())
+        return cls.from_nodes(data.get("nodes", ()), data.get("links", ()))
 
     @classmethod
-    def from_nodes(cls, nodes: Iterable[dict[str, object]]) -> GraphView:
+    def from_nodes(
+        cls, nodes: Iterable[dict[str, object]], links: Iterable[dict[str, object]] | None = None
+    ) -> GraphView:
         files: set[str] = set()
+        answering: set[str] = set()
         symbols: dict[str, list[tuple[str, int]]] = {}
+        nodes = list(nodes)
+        ends = ("source", "target")
+        linked = {str(link.get(end)) for link in links or () for end in ends}
         for node in nodes:
             file = node.get("source_file")
             if not isinstance(file, str) or not file:
                 continue
             files.add(file)
+            label = node.get("label")
+            is_file_node = isinstance(label, str) and (label == file.rsplit("/", 1)[-1])
+            if links is None or node.get("id") in linked or not is_file_node:
+                answering.add(file)
             label, loc = node.get("label"), node.get("source_location")
             if node.get("file_type") != "code" or not isinstance(label, str):
                 continue
             if not isinstance(loc, str) or not loc[1:].isdigit() or _FILE_LABEL.search(label):
                 continue
             symbols.setdefault(normalize_label(label), []).append((file, int(loc[1:])))
-        return cls(frozenset(files), symbols)
+        return cls(frozenset(files), symbols, frozenset(answering))
 
 
 @dataclass(frozen=True)
@@ -213,7 +229,7 @@ def judge(
 def _judge_read(
     file: str, advisory: Advisory | None, results: Sequence[CommandResult], graph: GraphView
 ) -> Verdict:
-    held = file in graph.files
+    held = file in graph.answering
     n = 1 if held else 0
 
     def verdict(v: str, why: str, covered: int = 0) -> Verdict:
@@ -222,7 +238,8 @@ def _judge_read(
     if advisory is None:
         return verdict(SILENT_MISSED if held else SILENT_OK, "no advisory")
     if not held:
-        return verdict(MISLEADING, "advises a Read of a file the graph does not hold")
+        why = "whose node stands alone" if file in graph.files else "the graph does not hold"
+        return verdict(MISLEADING, f"advises a Read of a file {why}")
     failed = [r for r in results if r.exit_code != 0]
     about_file = [s for s in advisory.sites if s[0] == file]
     for r in results:

@@ -2,8 +2,10 @@
 pinned tools, and a code graph of each built by the real graphify.
 
 Everything is fetched at run time with the ordinary clients (`pip download`,
-`npm pack`), checked against a pinned sha256, and cached under
-`.cache/advice/` (gitignored); nothing fetched is ever committed. Each project
+`npm pack`, `apt-get download` of a Debian package that ships source),
+checked against a pinned sha256, and cached under `.cache/advice/`
+(gitignored; `MISHKAN_ADVICE_CACHE` or `--cache` moves it, so that several
+checkouts share one); nothing fetched is ever committed. Each project
 becomes a git repository whose commit sha is reproducible (fixed author,
 dates and contents), with the noise a real checkout has beside its sources:
 build output, an installed copy in a tool's virtualenv, `node_modules/`. All
@@ -31,14 +33,14 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))  # graphify_nudge_index: graphify's releases, one table
 from graphify_nudge_index import GRAPHIFY_NEWEST, GRAPHIFY_OLDEST  # noqa: E402
 
-DEFAULT_CACHE = REPO / ".cache" / "advice"
+DEFAULT_CACHE = Path(os.environ.get("MISHKAN_ADVICE_CACHE") or REPO / ".cache" / "advice")
 
 #: the graphify releases the bench measures by default: the supported range's two ends
 GRAPHIFY_VERSIONS = (GRAPHIFY_OLDEST, GRAPHIFY_NEWEST)
 TYPESCRIPT_VERSION = "5.9.3"
 TYPESCRIPT_SHA256 = "10e108c9cf7d5f2879053dff18515fb405abf2ccef63eaaf017d9c571687a1d3"
 # Bumped whenever the recipe below changes what a project directory holds.
-RECIPE = 1
+RECIPE = 2
 COMMIT_DATE = "2024-01-01T00:00:00+00:00"
 GIT_IDENTITY = ("advice-bench", "advice-bench@localhost")
 
@@ -56,11 +58,11 @@ class SetupError(Exception):
 class Project:
     name: str
     language: str
-    fetcher: str  # "pip" or "npm"
-    requirement: str  # what the client is asked for
+    fetcher: str  # "pip", "npm" or "apt"
+    requirement: str  # what the client is asked for (apt: `package=version`)
     archive: str  # the file it downloads
     sha256: str
-    top: str  # the archive's top directory
+    top: str  # the archive's top directory (apt: the source directory inside the package)
     ignored: tuple[str, ...]  # .gitignore lines (build output, tool dirs)
     noise: Callable[[Path, Path], list[str]]  # (project dir, tools dir) -> what it added
 
@@ -86,6 +88,25 @@ def _zod_noise(root: Path, tools: Path) -> list[str]:
         "v3/ v4/ v4-mini/ mini/ locales/ index.* (zod's build output)",
         "node_modules/typescript/",
     ]
+
+
+def _copy_noise(under: str) -> Callable[[Path, Path], list[str]]:
+    """A second copy of the project's sources in a gitignored directory, as a
+    vendoring tool, a package cache or a build leaves one (`vendor/`,
+    `target/package/`, `node_modules/`): Reads of it are Reads outside the graph."""
+
+    def noise(root: Path, tools: Path) -> list[str]:
+        dest = root / under
+        dest.mkdir(parents=True)
+        for item in sorted(root.iterdir()):
+            if item.name not in (".gitignore", under.split("/", 1)[0]):
+                if item.is_dir():
+                    _copy_tree(item, dest / item.name)
+                else:
+                    shutil.copy2(item, dest / item.name)
+        return [under + "/"]
+
+    return noise
 
 
 _COMMON_IGNORED = ("__pycache__/", ".graphify/", "graphify-out/", ".mishkan/")
@@ -121,6 +142,62 @@ PROJECTS: dict[str, Project] = {
             *_COMMON_IGNORED,
         ),
         noise=_zod_noise,
+    ),
+    # Issue 23: one project per further language of D-009's trigger set.
+    "commander": Project(
+        name="commander",
+        language="javascript",
+        fetcher="npm",
+        requirement="commander@12.1.0",
+        archive="commander-12.1.0.tgz",
+        sha256="56affc6ddafe486f94b428ae2823d059cf60d4dae2f33eaaf1b1ec4306f73173",
+        top="package",
+        ignored=("node_modules/", *_COMMON_IGNORED),
+        noise=_copy_noise("node_modules/commander"),
+    ),
+    "cobra": Project(
+        name="cobra",
+        language="go",
+        fetcher="apt",
+        requirement="golang-github-spf13-cobra-dev=1.6.1-1",
+        archive="golang-github-spf13-cobra-dev_1.6.1-1_all.deb",
+        sha256="4f5d20855133319beef3c5b49d3c21a0406f270bf94fb4b6f4d406b691283cb2",
+        top="usr/share/gocode/src/github.com/spf13/cobra",
+        ignored=("vendor/", *_COMMON_IGNORED),
+        noise=_copy_noise("vendor/github.com/spf13/cobra"),
+    ),
+    "semver": Project(
+        name="semver",
+        language="rust",
+        fetcher="apt",
+        requirement="librust-semver-dev=1.0.14-1",
+        archive="librust-semver-dev_1.0.14-1_amd64.deb",
+        sha256="bf3719b7aac4b7f16f0d68a7037306dbc1532758fe7a5dea01254e85cecaca8c",
+        top="usr/share/cargo/registry/semver-1.0.14",
+        ignored=("target/", *_COMMON_IGNORED),
+        noise=_copy_noise("target/package/semver-1.0.14"),
+    ),
+    "hashie": Project(
+        name="hashie",
+        language="ruby",
+        fetcher="apt",
+        requirement="ruby-hashie=5.0.0-2",
+        archive="ruby-hashie_5.0.0-2_all.deb",
+        sha256="4a415c14876562945c9ad677907e8929393bc9967550be954b3a456662652f3c",
+        top="usr/share/rubygems-integration/all/gems/hashie-5.0.0",
+        ignored=("vendor/", *_COMMON_IGNORED),
+        noise=_copy_noise("vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0"),
+    ),
+    "psr7": Project(
+        name="psr7",
+        language="php",
+        fetcher="apt",
+        requirement="php-guzzlehttp-psr7=2.4.5-1+deb12u1",
+        archive="php-guzzlehttp-psr7_2.4.5-1+deb12u1_all.deb",
+        sha256="62a536ac1e6f7fc47e6f36562e0049da3023b3adeac1be114c9fda2fbc08eb52",
+        top="usr/share/php/GuzzleHttp/Psr7",
+        ignored=("vendor/", *_COMMON_IGNORED),
+        noise=_copy_noise("vendor/guzzlehttp/psr7/src"),
     ),
 }
 
@@ -170,6 +247,10 @@ def fetch(fetcher: str, requirement: str, archive: str, sha256: str, downloads: 
                     requirement,
                 ]
             )
+        elif fetcher == "apt":
+            # Debian's own client; the version is pinned in `requirement`
+            # (`package=version`), and needs a current package list.
+            _run(["apt-get", "download", "-q", requirement], cwd=downloads)
         else:
             _run(["npm", "pack", "--silent", "--pack-destination", str(downloads), requirement])
         if not path.exists():
@@ -182,6 +263,10 @@ def fetch(fetcher: str, requirement: str, archive: str, sha256: str, downloads: 
 
 
 def _extract(archive: Path, dest: Path) -> None:
+    if archive.suffix == ".deb":
+        dest.mkdir(parents=True, exist_ok=True)
+        _run(["dpkg-deb", "-x", str(archive), str(dest)])
+        return
     with tarfile.open(archive) as tar:
         if hasattr(tarfile, "data_filter"):
             tar.extractall(dest, filter="data")
@@ -295,7 +380,9 @@ def _stamp(project: Project, layout: str, graphify: str) -> dict[str, object]:
         "sha256": project.sha256,
         "layout": layout,
         "graphify": graphify,
-        "typescript": TYPESCRIPT_VERSION if project.language == "typescript" else None,
+        "typescript": (
+            TYPESCRIPT_VERSION if project.language in ("typescript", "javascript") else None
+        ),
     }
 
 
@@ -312,7 +399,8 @@ def prepare(
     reused from the cache when the recipe, the archive, the layout and
     graphify are unchanged."""
     tools = cache / "tools"
-    root = cache / "projects" / f"{project.name}-{layout.strip('.')}-{version}"
+    # named as a clone of the project is (graphify keys Go packages by directory)
+    root = cache / "projects" / f"{layout.strip('.')}-{version}" / project.name
     stamp_file = root.parent / f"{root.name}.json"
     graph = root / LAYOUTS[layout] / "graph.json"
     stamp = _stamp(project, layout, version)
@@ -331,7 +419,7 @@ def prepare(
     shutil.rmtree(unpack, ignore_errors=True)
     _extract(archive, unpack)
     (unpack / project.top).rename(root)
-    unpack.rmdir()
+    shutil.rmtree(unpack)  # the rest of the archive (a package's docs and metadata)
     (root / ".gitignore").write_text("".join(line + "\n" for line in project.ignored))
     noise = project.noise(root, tools)
     _git(root, "init", "--quiet", "--initial-branch=main")

@@ -37,10 +37,18 @@ PER_STRATUM = 5
 READS_IN_GRAPH = 8
 READS_PER_NOISE = 3
 
-# The issue's examples (issue 10), asked as written there.
+# The issues' examples (issue 10 for click and zod; issue 23's shapes for the
+# others: types with impl blocks or receivers elsewhere, constructors, names
+# whose case differs from another's, `?`/`!` methods, `$` properties), asked as
+# written there.
 ISSUE_NAMES: dict[str, tuple[str, ...]] = {
     "click": ("Option", "echo", "invoke", "__init__", "parse", "get_terminal_size"),
     "zod": ("$constructor", "$ZodType", "safeParse", "shape", "get", "parse", "$ZodObject"),
+    "commander": ("Command", "Option", "Help", "constructor", "parse", "command", "Argument"),
+    "cobra": ("Command", "Execute", "String", "Group", "ExecuteC", "NewCommand", "Name"),
+    "semver": ("Version", "Comparator", "Prerelease", "VersionReq", "new", "parse", "Op"),
+    "hashie": ("Mash", "Dash", "key?", "deep_merge!", "initialize", "Hashie", "DeepMerge"),
+    "psr7": ("Uri", "Stream", "__construct", "getPath", "$stream", "Utils", "Request"),
 }
 ISSUE_READS: dict[str, tuple[str, ...]] = {
     "click": ("build/lib/click/core.py",),
@@ -50,14 +58,35 @@ ISSUE_READS: dict[str, tuple[str, ...]] = {
 ISSUE_COMMANDS: dict[str, tuple[tuple[str, str], ...]] = {
     "zod": (("rg '\\$ZodObject'", "$ZodObject"),),
 }
-# Qualified forms the issue names; `Class.method` ones are sampled.
-ISSUE_QUALIFIED: dict[str, tuple[tuple[str, str], ...]] = {
-    "click": (("click", "echo"),),
-    "zod": (("core", "$constructor"),),
+# Bash searches issue 23 quotes for Ruby's identifier shapes, as written there.
+ISSUE_COMMANDS["hashie"] = (
+    ("rg -F 'key?'", "key?"),
+    ("grep -rn 'deep_merge!' lib", "deep_merge!"),
+)
+# Qualified forms the issues name, as (qualifier, name, separator); `Class.method`
+# ones are sampled too, with the language's separator (METHOD_SEPARATOR).
+ISSUE_QUALIFIED: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "click": (("click", "echo", "."),),
+    "zod": (("core", "$constructor", "."),),
+    "commander": (("Command", "parse", "."), ("Help", "formatHelp", ".")),
+    "cobra": (("cobra", "Command", "."), ("Command", "Execute", ".")),
+    "semver": (("Version", "parse", "::"), ("VersionReq", "matches", "::")),
+    "hashie": (("Hashie", "Mash", "::"), ("Hashie::Extensions", "DeepMerge", "::")),
+    "psr7": (("Utils", "streamFor", "::"), ("Uri", "withPath", "::")),
 }
+METHOD_SEPARATOR = {"rust": "::", "ruby": "#", "php": "::"}  # default "."
 KEYWORDS: dict[str, dict[str, str]] = {  # pattern keyword -> definition kind
     "python": {"def": "function", "class": "class"},
     "typescript": {"function": "function", "class": "class", "interface": "interface"},
+    "javascript": {"function": "function", "class": "class"},
+    "go": {"func": "function", "type": "class"},
+    "rust": {"fn": "function", "struct": "class", "enum": "enum"},
+    "ruby": {"def": "function", "class": "class", "module": "namespace"},
+    "php": {"function": "function", "class": "class", "interface": "interface"},
+}
+# Go's receiver pattern, as agents search for a method: `func (c *Command) Execute`.
+RECEIVER_SEARCHES: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "cobra": (("c", "Command", "Execute"), ("c", "Command", "Name")),
 }
 
 
@@ -128,7 +157,10 @@ def _code_files(root: Path, under: str) -> list[str]:
 
 
 def _is_name(name: str) -> bool:
+    """An identifier as the languages write it: `$` prefixes (JS, PHP
+    properties), Ruby's `?`/`!` suffixes."""
     body = name[1:] if name.startswith("$") else name
+    body = body[:-1] if body.endswith(("?", "!")) else body
     return len(name) >= 3 and body.isascii() and body.isidentifier()
 
 
@@ -193,9 +225,9 @@ def generate(
         add_symbol("imported, not defined here", regex_escape(name), Target(name=name))
 
     # Qualified forms: the issue's module.name, and sampled Class.method.
-    for qualifier, name in ISSUE_QUALIFIED.get(project, ()):
+    for qualifier, name, separator in ISSUE_QUALIFIED.get(project, ()):
         target = Target(name=name, qualifier=qualifier)
-        add_symbol("issue example, qualified", f"{qualifier}.{name}", target)
+        add_symbol("issue example, qualified", f"{qualifier}{separator}{name}", target)
     methods = sorted(
         {
             (d.container[-1], d.name)
@@ -208,10 +240,16 @@ def generate(
             and d.container[-1][:1].isupper()
         }
     )
+    separator = METHOD_SEPARATOR.get(language, ".")
     for qualifier, name in rng.sample(methods, min(2, len(methods))):
         add_symbol(
-            "sampled, Class.method", f"{qualifier}.{name}", Target(name=name, qualifier=qualifier)
+            "sampled, Class.method",
+            regex_escape(f"{qualifier}{separator}{name}"),
+            Target(name=name, qualifier=qualifier),
         )
+    for variable, type_name, name in RECEIVER_SEARCHES.get(project, ()):
+        pattern = f"func \\({variable} \\*{type_name}\\) {name}"
+        add_symbol("issue example, receiver", pattern, Target(name=name, qualifier=type_name))
 
     # `def X` / `class X` / `function X` / `interface X`.
     for keyword, kind in KEYWORDS[language].items():

@@ -238,8 +238,8 @@ def probe_version(version: str, graphify: Path, work: Path) -> dict[str, Any]:
         if not graph_json.is_file():
             wrong.append(f"{where.name}: no graph")
             continue
-        nodes_, _, placeholders = gi._load_nodes(str(graph_json))
-        lines = gi._index_lines(nodes_, gi.capabilities(version), placeholders)
+        nodes_, links, _ = gi._load_graph(str(graph_json))
+        lines = gi._index_lines(nodes_, links, str(graph_json), gi.capabilities(version))
         python = graphify.parent / "python"
         found = _graphify.resolve_all(python, graph_json, lines, where)
         wrong += [f"{where.name}: {w}" for w in found]

@@ -572,3 +572,80 @@ def test_wait_until_settled(tmp_path: Path) -> None:
     (tmp_path / "x.idx").write_text("built")
     assert bench.wait_until_settled(tmp_path, timeout=5, quiet=0.3)
     assert not bench.wait_until_settled(tmp_path / "missing", timeout=0.5, quiet=0.1)
+
+
+# ------------------------------------------------------------- issue 23: more languages
+
+CTAGS_SOURCES = {
+    "lib.rs": "#[derive(Debug)]\npub struct Version {\n    pub major: u64,\n}\n\n"
+    "impl Version {\n    pub fn parse() -> Self { todo!() }\n}\n",
+    "display.rs": "impl std::fmt::Display for Version {\n"
+    "    fn fmt(&self, f: &mut Formatter) -> Result { Ok(()) }\n}\n",
+    "cmd.go": "package cobra\n\ntype Command struct {\n\tName string\n}\n\n"
+    "func (c *Command) Execute() error { return nil }\n\nfunc Run() {}\n",
+    "cart.rb": "module Shop\n  class Cart\n    attr_reader :items\n\n    def empty?\n"
+    "      true\n    end\n  end\nend\n",
+    "Cart.php": "<?php\nnamespace Shop;\n\nuse Other\\Thing;\n\nclass Cart\n{\n"
+    "    private $items = [];\n\n    public function getItems() { return $this->items; }\n}\n",
+}
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags (universal-ctags)")
+def test_ctags_definitions_follow_the_documented_rule(tmp_path: Path) -> None:
+    for name, text in CTAGS_SOURCES.items():
+        (tmp_path / name).write_text(text)
+    index = project_index(tmp_path, sorted(CTAGS_SOURCES))
+    # a Rust impl block is not a definition of the type, nor a binding
+    (version,) = index.definitions["Version"]
+    assert version.file == "lib.rs" and version.covers("lib.rs", 1) and version.covers("lib.rs", 2)
+    assert not index.is_binding("Version", "display.rs", 1)
+    assert [d.container for d in index.lookup("parse", qualifier="Version")] == [("Version",)]
+    assert [d.file for d in index.lookup("fmt", qualifier="Version")] == ["display.rs"]
+    # Go: a method's scope is its package and receiver type; fields are members
+    assert len(index.lookup("Execute", qualifier="Command")) == 1
+    assert len(index.lookup("Command", qualifier="cobra")) == 1
+    assert "member" in index.definitions["Name"][0].kinds
+    # Ruby: `?` names, qualified scopes, attr_reader attributes
+    assert len(index.lookup("empty?", qualifier="Shop::Cart")) == 1
+    assert len(index.lookup("Cart", qualifier="Shop")) == 2  # Ruby's and PHP's namespace Shop
+    assert "items" in index.definitions
+    # PHP: properties are written `$name`; `use` is a binding
+    assert "$items" in index.definitions and "Thing" in index.bindings
+    assert len(index.lookup("getItems", qualifier="Cart")) == 1
+
+
+def test_graph_view_files_whose_node_stands_alone_answer_nothing() -> None:
+    nodes: list[dict[str, object]] = [
+        {"id": "a", "label": "a.go", "source_file": "a.go", "source_location": "L1"},
+        {"id": "doc", "label": "doc.go", "source_file": "doc.go", "source_location": "L1"},
+        {"id": "b", "label": "b.go", "source_file": "b.go", "source_location": "L1"},
+        {"id": "b_f", "label": "f()", "source_file": "b.go", "source_location": "L3",
+         "file_type": "code"},
+    ]  # fmt: skip
+    graph = GraphView.from_nodes(nodes, [{"source": "a", "target": "x", "relation": "imports"}])
+    assert graph.files == {"a.go", "doc.go", "b.go"}
+    assert graph.answering == {"a.go", "b.go"}
+    assert judge(Target(file="doc.go"), None, [], DefinitionIndex(frozenset()), graph).verdict == (
+        SILENT_OK
+    )
+
+
+def test_ruby_labels_are_qualified() -> None:
+    assert normalize_label("Hashie::Extensions::Mash") == "Mash"
+    assert normalize_label(".key?()") == "key?"
+
+
+def test_apt_fetch_uses_apt_get_download_in_the_downloads_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[list[str], Path | None]] = []
+
+    def fake_run(argv: list[str], cwd: Path | None = None, env: object = None) -> None:
+        seen.append((argv, cwd))
+        (tmp_path / "p_1_all.deb").write_bytes(b"deb")
+
+    monkeypatch.setattr(projects, "_run", fake_run)
+    digest = projects.sha256_of(Path(__file__))  # any file: the fake writes other bytes
+    with pytest.raises(projects.SetupError, match="is not the pinned"):
+        projects.fetch("apt", "p=1", "p_1_all.deb", digest, tmp_path)
+    assert seen == [(["apt-get", "download", "-q", "p=1"], tmp_path)]

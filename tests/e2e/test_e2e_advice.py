@@ -53,6 +53,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 MINI = REPO_ROOT / "tests" / "hook" / "data" / "mini"
 MINI_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "mini.graph.json"
 MINI_GRAPH_OLDEST = REPO_ROOT / "tests" / "hook" / "data" / "mini-0.8.31.graph.json"
+#: issue 23: Go, Rust, Ruby, PHP and JavaScript shapes (tests/hook/test_languages.py)
+POLYGLOT = REPO_ROOT / "tests" / "hook" / "data" / "polyglot"
+POLYGLOT_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "polyglot.graph.json"
 OTHER_REL = "src/overlay/util.py"  # never named by the failing lookup
 #: a lookup an agent types with a partial name: graphify exits 3, "Ambiguous:
 #: 'apply' matches 2 nodes in src/overlay/core.py", naming the file
@@ -301,9 +304,12 @@ def _resolve_all(
     return _graphify.resolve_all(release.python, graph_path, index_lines, work)
 
 
-def test_the_unit_test_graph_is_what_graphify_builds(tmp_path: Path, graphify_bin: Path) -> None:
-    built = _graph_of(MINI, tmp_path / "mini", graphify_bin)
-    assert _shape(built) == _shape(json.loads(MINI_GRAPH.read_text()))
+@pytest.mark.parametrize(("source", "kept"), [(MINI, MINI_GRAPH), (POLYGLOT, POLYGLOT_GRAPH)])
+def test_the_unit_test_graph_is_what_graphify_builds(
+    tmp_path: Path, graphify_bin: Path, source: Path, kept: Path
+) -> None:
+    built = _graph_of(source, tmp_path / source.name, graphify_bin)
+    assert _shape(built) == _shape(json.loads(kept.read_text()))
 
 
 def test_the_unit_test_graph_of_the_oldest_release_is_what_it_builds(tmp_path: Path) -> None:
@@ -313,14 +319,16 @@ def test_the_unit_test_graph_of_the_oldest_release_is_what_it_builds(tmp_path: P
     assert _shape(built) == _shape(json.loads(MINI_GRAPH_OLDEST.read_text()))
 
 
-@pytest.mark.parametrize("which", ["mini", "fixture_repo"])
+@pytest.mark.parametrize("which", ["mini", "polyglot", "fixture_repo"])
 def test_graphify_resolves_every_argument_the_index_chose(
     tmp_path: Path, graphify_release: Release, which: str
 ) -> None:
-    source = MINI if which == "mini" else REPO_ROOT / "tests" / "e2e" / "fixture_repo"
+    source = {"mini": MINI, "polyglot": POLYGLOT}.get(which, REPO_ROOT / "tests/e2e/fixture_repo")
     graph = _graph_of(source, tmp_path / which, graphify_release.bin)
     graph_path = tmp_path / which / "graphify-out" / "graph.json"
-    nodes, _, placeholders = graphify_nudge_index._load_nodes(str(graph_path))
-    lines = graphify_nudge_index._index_lines(nodes, graphify_release.accepts, placeholders)
+    nodes, links, _ = graphify_nudge_index._load_graph(str(graph_path))
+    lines = graphify_nudge_index._index_lines(
+        nodes, links, str(graph_path), graphify_release.accepts
+    )
     assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
     assert _resolve_all(graph_path, lines, tmp_path, graphify_release) == []

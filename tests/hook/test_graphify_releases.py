@@ -142,9 +142,9 @@ def test_the_dialect_comes_from_path_then_the_graph_then_the_oldest(tmp_path: Pa
 
 
 def _lines(graph: Path, version: str) -> dict[str, Any]:
-    nodes, _, placeholders = gi._load_nodes(str(graph))
+    nodes, links, _ = gi._load_graph(str(graph))
     out: dict[str, Any] = {}
-    for line in gi._index_lines(nodes, gi.capabilities(version), placeholders):
+    for line in gi._index_lines(nodes, links, str(graph), gi.capabilities(version)):
         kind, key, payload = line.decode().split("\t", 2)
         out[f"{kind}:{key}"] = payload if kind == "f" else json.loads(payload)[1]
     return out
@@ -179,7 +179,7 @@ def test_a_name_that_reads_as_a_file_path_is_never_chosen() -> None:
         {"id": "pkg_core_py", "label": "pkg_core_py()", "source_file": "pkg/core.py",
          "source_location": "L3", "file_type": "code"},
     ]  # fmt: skip
-    lines = [line.decode() for line in gi._index_lines(nodes, gi.capabilities("0.8.31"))]
+    lines = [line.decode() for line in gi._index_lines(nodes, [], "", gi.capabilities("0.8.31"))]
     # `pkg_core_py` is also the tokens of the path pkg/core.py: the source tier would win
     assert not [line for line in lines if line.startswith("s\tpkg_core_py")]
 
@@ -212,14 +212,15 @@ def test_the_absent_graph_advice_builds_on_every_supported_release() -> None:
 
 def test_the_index_header_carries_the_dialect(tmp_path: Path) -> None:
     index = tmp_path / "g.idx"
-    index.write_bytes(b"graphify-nudge-index 1\tkey\t3\texplain-path,graph-version\t0.9.50\n")
+    magic = graphify_nudge.INDEX_MAGIC.encode()
+    index.write_bytes(magic + b"\tkey\t3\texplain-path,graph-version\t0.9.50\n")
     fd = os.open(index, os.O_RDONLY)
     try:
         key, _, _, accepts = graphify_nudge._index_header(fd)
     finally:
         os.close(fd)
     assert (key, accepts) == ("key", frozenset({"explain-path", "graph-version"}))
-    index.write_bytes(b"graphify-nudge-index 1\tkey\t3\n")  # an index from before the dialect
+    index.write_bytes(magic + b"\tkey\t3\n")  # no dialect recorded: unknown
     fd = os.open(index, os.O_RDONLY)
     try:
         assert graphify_nudge._index_header(fd)[3] is None

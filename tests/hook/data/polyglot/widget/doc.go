@@ -1,0 +1,2 @@
+// Package widget draws widgets. This file holds no symbols of its own.
+package widget
