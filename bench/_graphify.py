@@ -120,7 +120,8 @@ for line in open(sys.argv[2]).read().splitlines():
         if nid is None or g.nodes[nid].get("source_file") != key:
             wrong.append(f"file {key}: {payload or key} -> {nid}")
         continue
-    for name, _path, _line, arg, node_id in json.loads(payload)[1]:
+    for row in json.loads(payload)[1]:  # [name, path, line, arg, node id, ...]
+        name, arg, node_id = row[0], row[3], row[4]
         nid = answer(g, arg)
         if nid != node_id:
             wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")
