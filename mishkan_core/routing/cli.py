@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     from mishkan_core.routing.matrix import MatrixError, load_matrix, read_json
 
     checked = ["matrix", "hook"]
+    found: list[str] = []
     try:
         matrix, label = load_matrix(args.matrix)
         hook = hook_facts(args.hook)
@@ -123,7 +124,8 @@ def run(args: argparse.Namespace) -> int:
             checked.append("agents")
         if args.project is not None:
             violations += refresh.check(harness)
-            checked.append(f"graph refresh with {refresh.graphify_of(harness).describe()}")
+            checked.append("graph refresh")
+            found.append(refresh.graphify_of(harness).describe())
     elif args.agents_dir is not None:
         from mishkan_core.routing.harness import agents_in
 
@@ -134,7 +136,8 @@ def run(args: argparse.Namespace) -> int:
     for violation in violations:
         print(violation.line())
     summary = f"{len(violations)} finding(s)" if violations else "clean"
-    print(f"routing check: {summary} ({', '.join(checked)})", file=sys.stderr)
+    notes = "".join(f"; {note}" for note in found)  # what was found, e.g. graphify's release
+    print(f"routing check: {summary} ({', '.join(checked)}){notes}", file=sys.stderr)
     return 1 if violations else 0
 
 

@@ -38,7 +38,7 @@ def test_without_graphify_on_path_the_summary_says_so(
 ) -> None:
     lines, err = _findings(world, capsys)
     assert lines == []
-    assert "graph refresh with graphify not found on PATH" in err
+    assert "(matrix, hook, mcp, settings project, agents, graph refresh); graphify not found" in err
 
 
 def test_0_8_31_is_clean_without_the_hooks_its_hook_install_cannot_write(
@@ -51,7 +51,7 @@ def test_0_8_31_is_clean_without_the_hooks_its_hook_install_cannot_write(
         (world.project / ".git" / "hooks" / name).unlink()
     lines, err = _findings(world, capsys)
     assert lines == []
-    assert f"graph refresh with graphify 0.8.31 ({script})" in err
+    assert err.rstrip().endswith(f"graph refresh); graphify 0.8.31 ({script})")
 
 
 def test_the_newest_release_still_asks_for_all_four(
