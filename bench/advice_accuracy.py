@@ -473,6 +473,14 @@ def bar(total: dict[str, Any]) -> dict[str, Any]:
     return {"met": all(checks.values()), **checks}
 
 
+def bar_per_project(rows: Sequence[tuple[str, str, dict[str, Any]]]) -> dict[str, Any]:
+    """The bar (issue 23: per language, so per project) and over all triggers."""
+    projects_met = {p: bar(s)["met"] for p, k, s in rows if k == "all" and p != "total"}
+    total = bar(rows[-1][2])
+    failing = sorted(p for p, met in projects_met.items() if not met)
+    return {**total, "met": total["met"] and not failing, "projects_not_met": failing}
+
+
 # ---------------------------------------------------------------------------
 # Provenance and output
 
@@ -562,7 +570,8 @@ def _arm_markdown(title: str, result: dict[str, Any], outcomes: list[Outcome]) -
         "",
         markdown_table(table_rows(outcomes)),
         "",
-        f"Bar (>= 90% useful, none misleading, 0 outside the graph): **{verdict}**.",
+        "Bar (>= 90% useful, none misleading, 0 outside the graph; per project and in "
+        f"all): **{verdict}**.",
         "",
         "By why a trigger was chosen (both projects):",
         "",
@@ -825,7 +834,7 @@ def _measure(
         run["arms"][arm] = {
             "info": arm_info[arm],
             "table": [{"project": p, "trigger": k, **s} for p, k, s in rows],
-            "bar": bar(rows[-1][2]),
+            "bar": bar_per_project(rows),
             "by_origin": [{"origin": o, **s} for o, s in origin_rows(outcomes)],
             "triggers": [o.row() for o in outcomes],
         }

@@ -111,6 +111,34 @@ def _copy_noise(under: str) -> Callable[[Path, Path], list[str]]:
 
 _COMMON_IGNORED = ("__pycache__/", ".graphify/", "graphify-out/", ".mishkan/")
 
+
+def _debian(
+    *,
+    name: str,
+    language: str,
+    package: str,
+    version: str,
+    arch: str,
+    sha256: str,
+    top: str,
+    noise: str,
+) -> Project:
+    """A Debian package that ships its source (`golang-*-dev`, `librust-*-dev`,
+    `ruby-*`, `php-*`): the project is the directory `top` inside it, and a
+    copy of it under the gitignored `noise` is the outside-the-graph noise."""
+    return Project(
+        name=name,
+        language=language,
+        fetcher="apt",
+        requirement=f"{package}={version}",
+        archive=f"{package}_{version}_{arch}.deb",
+        sha256=sha256,
+        top=top,
+        ignored=(noise.split("/", 1)[0] + "/", *_COMMON_IGNORED),
+        noise=_copy_noise(noise),
+    )
+
+
 PROJECTS: dict[str, Project] = {
     "click": Project(
         name="click",
@@ -155,49 +183,45 @@ PROJECTS: dict[str, Project] = {
         ignored=("node_modules/", *_COMMON_IGNORED),
         noise=_copy_noise("node_modules/commander"),
     ),
-    "cobra": Project(
+    "cobra": _debian(
         name="cobra",
         language="go",
-        fetcher="apt",
-        requirement="golang-github-spf13-cobra-dev=1.6.1-1",
-        archive="golang-github-spf13-cobra-dev_1.6.1-1_all.deb",
+        package="golang-github-spf13-cobra-dev",
+        version="1.6.1-1",
+        arch="all",
         sha256="4f5d20855133319beef3c5b49d3c21a0406f270bf94fb4b6f4d406b691283cb2",
         top="usr/share/gocode/src/github.com/spf13/cobra",
-        ignored=("vendor/", *_COMMON_IGNORED),
-        noise=_copy_noise("vendor/github.com/spf13/cobra"),
+        noise="vendor/github.com/spf13/cobra",
     ),
-    "semver": Project(
+    "semver": _debian(
         name="semver",
         language="rust",
-        fetcher="apt",
-        requirement="librust-semver-dev=1.0.14-1",
-        archive="librust-semver-dev_1.0.14-1_amd64.deb",
+        package="librust-semver-dev",
+        version="1.0.14-1",
+        arch="amd64",
         sha256="bf3719b7aac4b7f16f0d68a7037306dbc1532758fe7a5dea01254e85cecaca8c",
         top="usr/share/cargo/registry/semver-1.0.14",
-        ignored=("target/", *_COMMON_IGNORED),
-        noise=_copy_noise("target/package/semver-1.0.14"),
+        noise="target/package/semver-1.0.14",
     ),
-    "hashie": Project(
+    "hashie": _debian(
         name="hashie",
         language="ruby",
-        fetcher="apt",
-        requirement="ruby-hashie=5.0.0-2",
-        archive="ruby-hashie_5.0.0-2_all.deb",
+        package="ruby-hashie",
+        version="5.0.0-2",
+        arch="all",
         sha256="4a415c14876562945c9ad677907e8929393bc9967550be954b3a456662652f3c",
         top="usr/share/rubygems-integration/all/gems/hashie-5.0.0",
-        ignored=("vendor/", *_COMMON_IGNORED),
-        noise=_copy_noise("vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0"),
+        noise="vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0",
     ),
-    "psr7": Project(
+    "psr7": _debian(
         name="psr7",
         language="php",
-        fetcher="apt",
-        requirement="php-guzzlehttp-psr7=2.4.5-1+deb12u1",
-        archive="php-guzzlehttp-psr7_2.4.5-1+deb12u1_all.deb",
+        package="php-guzzlehttp-psr7",
+        version="2.4.5-1+deb12u1",
+        arch="all",
         sha256="62a536ac1e6f7fc47e6f36562e0049da3023b3adeac1be114c9fda2fbc08eb52",
         top="usr/share/php/GuzzleHttp/Psr7",
-        ignored=("vendor/", *_COMMON_IGNORED),
-        noise=_copy_noise("vendor/guzzlehttp/psr7/src"),
+        noise="vendor/guzzlehttp/psr7/src",
     ),
 }
 

@@ -649,3 +649,12 @@ def test_apt_fetch_uses_apt_get_download_in_the_downloads_dir(
     with pytest.raises(projects.SetupError, match="is not the pinned"):
         projects.fetch("apt", "p=1", "p_1_all.deb", digest, tmp_path)
     assert seen == [(["apt-get", "download", "-q", "p=1"], tmp_path)]
+
+
+def test_the_bar_holds_per_project() -> None:
+    good = {"useful_share": 0.95, MISLEADING: 0, "outside_graph": 0}
+    rows = [("a", "all", good), ("b", "all", {**good, "useful_share": 0.8}),
+            ("total", "all", {**good, "useful_share": 0.91})]  # fmt: skip
+    result = bench.bar_per_project(rows)
+    assert not result["met"] and result["projects_not_met"] == ["b"]
+    assert bench.bar_per_project([rows[0], rows[2]])["met"]
