@@ -2130,9 +2130,27 @@ def _suggestion(
         return _command(hit.arg, graph)
     if hit is not None and hit.sites:
         return _command(hit.sites[0][3], graph)
+    if kind == "read" and accepts is None and graph.path and not _records_release(graph.path):
+        accepts = frozenset()  # no index to say: a graph by graphify before 0.9.78
     if kind == "read" and accepts is not None and _EXPLAIN_PATH not in accepts:
         return _command(target, graph, "query")
     return _command(target, graph)
+
+
+def _records_release(path: str) -> bool:
+    """graph.json's head names `graphify_version` (its `graph` attributes come
+    before the nodes; graphify writes them from 0.9.78). Read only for a Read's
+    advisory when no index says which release the user's graphify is."""
+    try:
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return True
+    try:
+        return not _is_regular(fd) or b'"graphify_version"' in posix.pread(fd, 4096, 0)
+    except OSError:
+        return True
+    finally:
+        posix.close(fd)
 
 
 def _short(sha: "Optional[str]") -> str:

@@ -205,6 +205,21 @@ def test_without_a_hit_a_read_on_a_release_without_explain_path_is_a_query() -> 
         assert new is not None and "`graphify explain 'src/app.py' --graph" in new
 
 
+def test_without_an_index_a_graph_that_records_no_release_is_queried(tmp_path: Path) -> None:
+    """No index to name the release (a first call, MISHKAN_GRAPHIFY_INDEX=off): a
+    graph.json without `graphify_version` (0.8.31's, before 0.9.78) gets `query`."""
+    graph = _graph()
+    graph.path = str(tmp_path / "graph.json")
+    old = {"directed": False, "multigraph": False, "graph": {}, "nodes": []}
+    Path(graph.path).write_text(json.dumps(old))
+    text = graphify_nudge.advisory(_read(), graph)
+    assert text is not None and "`graphify query 'src/app.py' --graph" in text
+    new = {**old, "graph": {"schema_version": 1, "graphify_version": "0.9.96"}}
+    Path(graph.path).write_text(json.dumps(new))
+    text = graphify_nudge.advisory(_read(), graph)
+    assert text is not None and "`graphify explain 'src/app.py' --graph" in text
+
+
 def test_the_absent_graph_advice_builds_on_every_supported_release() -> None:
     text = graphify_nudge.advisory(_read(), _graph("absent"))
     assert text is not None and "`graphify update .`" in text and "extract" not in text
