@@ -428,6 +428,21 @@ def _read_file(
         posix.close(fd)
 
 
+def _read_head(path: str, size: int) -> "Optional[bytes]":
+    """The first `size` bytes of a regular file, or None (missing, unreadable, not
+    a regular file: a FIFO never blocks)."""
+    try:
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        return posix.pread(fd, size, 0) if _is_regular(fd) else None
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
+
+
 def _read_text(path: str) -> "Optional[str]":
     data = _read_file(path, 1 << 16)
     return None if data is None else data.decode("utf-8", "replace").strip()
@@ -2141,16 +2156,8 @@ def _records_release(path: str) -> bool:
     """graph.json's head names `graphify_version` (its `graph` attributes come
     before the nodes; graphify writes them from 0.9.78). Read only for a Read's
     advisory when no index says which release the user's graphify is."""
-    try:
-        fd = posix.open(path, _READ)
-    except (OSError, ValueError):
-        return True
-    try:
-        return not _is_regular(fd) or b'"graphify_version"' in posix.pread(fd, 4096, 0)
-    except OSError:
-        return True
-    finally:
-        posix.close(fd)
+    head = _read_head(path, 4096)
+    return head is None or b'"graphify_version"' in head
 
 
 def _short(sha: "Optional[str]") -> str:

@@ -48,6 +48,7 @@ from graphify_nudge import (
     _is_regular,
     _lock,
     _read_file,
+    _read_head,
     _Settings,
     _settings_of,
     _stat,
@@ -810,7 +811,7 @@ def graphify_version_of(script: str) -> "Optional[str]":
     real = os.path.realpath(script)
     prefixes = [os.path.dirname(os.path.dirname(real))]
     python = None
-    head = _head_of(real, 512)
+    head = _read_head(real, 512) or b""
     if head.startswith(b"#!"):
         interpreter = head[2:].split(b"\n", 1)[0].strip().split(b" ", 1)[0]
         text = interpreter.decode("utf-8", "replace")
@@ -834,19 +835,6 @@ def graphify_version_of(script: str) -> "Optional[str]":
     if len(found) > 1 and python is not None:  # several Pythons in one prefix: the script's
         found = {v: s for v, s in found.items() if any(f"/python{python}/" in x for x in s)}
     return next(iter(found)) if len(found) == 1 else None
-
-
-def _head_of(path: str, size: int) -> bytes:
-    try:
-        fd = posix.open(path, _READ)
-    except (OSError, ValueError):
-        return b""
-    try:
-        return posix.pread(fd, size, 0) if _is_regular(fd) else b""
-    except OSError:
-        return b""
-    finally:
-        posix.close(fd)
 
 
 def _dist_version(info: str) -> "Optional[str]":
