@@ -329,8 +329,13 @@ class Prober:
         except _graphify.GraphifyInstallError as exc:
             raise ProbeError(str(exc)) from None
         started = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix=f"graphify-{version}-") as work:
-            results = probe_version(version, graphify, Path(work))
+        # not a TemporaryDirectory: graphify's detached post-commit rebuild may
+        # still be writing its report in there; removing the tree ignores that race
+        work = Path(tempfile.mkdtemp(prefix=f"graphify-{version}-"))
+        try:
+            results = probe_version(version, graphify, work)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
         seconds = round(time.perf_counter() - started, 1)
         flags = " ".join(f"{k}={'y' if v['works'] else 'n'}" for k, v in results.items())
         print(f"probed graphify {version} in {seconds} s: {flags}", flush=True)
