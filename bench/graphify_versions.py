@@ -403,9 +403,13 @@ def markdown(report: dict[str, Any]) -> str:
     lines = [
         "# graphify releases: which command works where",
         "",
-        f"Probed with bench/graphify_versions.py on the e2e fixture (plus a twin `slugify`); "
-        f"releases {report['low']} to {report['high']}: {report['releases_in_range']} on PyPI, "
-        f"{len(probed)} probed ({', '.join(sorted(probed, key=version_key))}).",
+        "Probed with bench/graphify_versions.py on the e2e fixture (plus a twin `slugify`); "
+        + (
+            f"releases {report['low']} to {report['high']}: {report['releases_in_range']} on PyPI, "
+            if report["releases_in_range"]
+            else ""
+        )
+        + f"{len(probed)} probed ({', '.join(sorted(probed, key=version_key))}).",
         "",
         f"| capability | {ends[0]} | {ends[1]} | first release where it works | last where not |",
         "|---|---|---|---|---|",
