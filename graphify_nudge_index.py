@@ -721,8 +721,12 @@ class _Resolver:
         self._file_node: dict[str, int] = {}  # file -> its own node (label: the base name)
         self._endings: dict[tuple[str, str], _Endings] = {}  # ("t"|"l", key), built on demand
         self._reversed: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # by source
-        self._by_narrow: dict[str, list[int]] = {}  # norm/bare label, id (lower): 0.8.31's
-        self._sources_by_words: set[str] = set()  # source paths in 0.8.51's tokens
+        # 0.8.31's exact tier (norm/bare label, id lower-cased) and source paths in
+        # 0.8.51's tokens, for `_everywhere`: built only for a release without
+        # `path::name`, a key naming its one node, or -1 when several share it
+        # (a 150,000-node graph's build stays within its memory limit)
+        self._narrow: dict[str, int] = {}
+        self._sources_by_words: set[str] = set()
         for i, node in enumerate(nodes):
             nid = str(node["id"])
             label = node.get("label") or ""
@@ -743,11 +747,13 @@ class _Resolver:
                 self._by_query.setdefault(key, []).append(i)
             for key in {norm_label, bare}:
                 self._by_label.setdefault(key, []).append(i)
-            for key in {norm_label, bare, nid.lower()}:
-                self._by_narrow.setdefault(key, []).append(i)
+            if not self._scoped_names:
+                for key in {norm_label, bare, nid.lower()}:
+                    self._narrow[key] = i if self._narrow.get(key, i) == i else -1
             if source:
                 self.files.add(source)
-                self._sources_by_words.add(self._words(source))
+                if not self._scoped_names:
+                    self._sources_by_words.add(self._words(source))
                 self._sources_by_tokens.setdefault(source_tokens, set()).add(source)
                 if label and _is_file_label(label, source):
                     self._file_node.setdefault(source, i)
@@ -874,7 +880,7 @@ class _Resolver:
         words = self._words(arg)
         if self._sources_by_tokens.get(self._tokens(arg)) or words in self._sources_by_words:
             return False  # reads as a file path: the source tier answers first
-        return self._by_narrow.get(words) == [i] and self._exact_is(arg, i)
+        return self._narrow.get(words) == i and self._exact_is(arg, i)
 
     def file_argument(self, path: str) -> "Optional[str]":
         """ "" when `graphify explain PATH` resolves within this file, else the
