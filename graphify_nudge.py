@@ -431,6 +431,21 @@ def _read_file(
         posix.close(fd)
 
 
+def _read_head(path: str, size: int) -> "Optional[bytes]":
+    """The first `size` bytes of a regular file, or None (missing, unreadable, not
+    a regular file: a FIFO never blocks)."""
+    try:
+        fd = posix.open(path, _READ)
+    except (OSError, ValueError):
+        return None
+    try:
+        return posix.pread(fd, size, 0) if _is_regular(fd) else None
+    except OSError:
+        return None
+    finally:
+        posix.close(fd)
+
+
 def _read_text(path: str) -> "Optional[str]":
     data = _read_file(path, 1 << 16)
     return None if data is None else data.decode("utf-8", "replace").strip()
@@ -1794,7 +1809,7 @@ class Hit:
 
 
 class _Index:
-    __slots__ = ("end", "fd", "start", "state")
+    __slots__ = ("accepts", "end", "fd", "start", "state")
 
     def __init__(self, state: str, fd: int = -1, start: int = 0, end: int = 0) -> None:
         # current, missing, outdated, building, failed, no_builder, unreadable, off
@@ -1802,6 +1817,9 @@ class _Index:
         self.fd = fd
         self.start = start
         self.end = end
+        # what the graphify the advice runs accepts, as the builder recorded it
+        # (graphify_nudge_index, section 5); None: unknown, taken as the newest
+        self.accepts: Optional[frozenset[str]] = None
 
 
 def _graph_key(built_at: "Optional[str]", st: "posix.stat_result") -> str:
@@ -1838,7 +1856,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
         return _Index(_start_build(directory, graph.path, name, key, "missing"))
     except OSError:
         return _Index("unreadable")
-    found, start, size = _index_header(fd)
+    found, start, size, accepts = _index_header(fd)
     if found is None:
         posix.close(fd)
         if size:  # an index, in an earlier format: build this one's
@@ -1846,24 +1864,31 @@ def open_index(store: Store, graph: Graph) -> _Index:
         return _Index("unreadable")
     if found != key:
         posix.close(fd)
-        return _Index(_start_build(directory, graph.path, name, key, "outdated"))
-    return _Index("current", fd, start, size)
+        # the graph was rebuilt: its index is not, but graphify is most likely
+        # the same release, so its dialect still holds for this call's advice
+        index = _Index(_start_build(directory, graph.path, name, key, "outdated"))
+    else:
+        index = _Index("current", fd, start, size)
+    index.accepts = accepts
+    return index
 
 
-def _index_header(fd: int) -> "tuple[Optional[str], int, int]":
-    """(graph key, offset of the first entry, file size) of an open index;
-    (None, 0, 0) when it is not a regular file or not an index."""
+def _index_header(fd: int) -> "tuple[Optional[str], int, int, Optional[frozenset[str]]]":
+    """(graph key, offset of the first entry, file size, what graphify accepts) of
+    an open index; (None, 0, 0, None) when it is not a regular file or not an index.
+    The header: magic, key, node count, capabilities (comma-separated), version."""
     try:
         st = posix.fstat(fd)
         head = posix.pread(fd, 1024, 0) if st.st_mode & _S_IFMT == _S_IFREG else b""
     except OSError:
-        return None, 0, 0
+        return None, 0, 0, None
     end = head.find(b"\n")
     fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     if len(fields) < 2 or fields[0] != INDEX_MAGIC:
         # (None, 0, 1): the index of another version of this hook, to be rebuilt
-        return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0)
-    return fields[1], end + 1, st.st_size
+        return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0), None
+    accepts = frozenset(fields[3].split(",")) if len(fields) > 3 else None
+    return fields[1], end + 1, st.st_size, accepts
 
 
 def _start_build(directory: int, graph_path: str, name: str, key: str, state: str) -> str:
@@ -2309,28 +2334,55 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-def _command(arg: str, graph: Graph) -> "Optional[str]":
-    """`graphify explain ARG` (with `--graph PATH` when needed), or None when
+#: a release of graphify whose `explain PATH` answers the file's node
+#: (graphify_nudge_index.EXPLAIN_PATH; the builder records it in the index header)
+_EXPLAIN_PATH: "Final" = "explain-path"
+#: the one command that builds a graph on every supported release (0.8.31's
+#: `extract` needs an LLM key even with --code-only; docs/versions.md)
+_BUILD_COMMAND: "Final" = "graphify update ."
+
+
+def _command(arg: str, graph: Graph, verb: str = "explain") -> "Optional[str]":
+    """`graphify VERB ARG` (with `--graph PATH` when needed), or None when
     ARG or PATH is not `_plain`: no command is better than a mangled one."""
     if not _plain(arg) or (graph.flag and not _plain(graph.display)):
         return None
-    command = "graphify explain " + shell_quote(arg)
+    command = f"graphify {verb} " + shell_quote(arg)
     if graph.flag:
         command += " --graph " + shell_quote(graph.display)
     return command
 
 
-def _suggestion(target: str, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
+def _suggestion(
+    target: str, graph: Graph, hit: "Optional[Hit]" = None, kind: str = "",
+    accepts: "Optional[frozenset[str]]" = None,
+) -> "Optional[str]":  # fmt: skip
+    """The first command: the index's explain argument when it has one; else the
+    path or name, except that a release whose `explain` cannot take a path gets
+    the file's path as a `query`, which lists the file's nodes there. None when
+    the argument cannot be written (`_command`)."""
     if hit is not None and hit.kind == "file":
         return _command(hit.arg, graph)
     if hit is not None and hit.sites:
         return _command(hit.sites[0][3], graph)
+    if kind == "read" and accepts is None and graph.path and not _records_release(graph.path):
+        accepts = frozenset()  # no index to say: a graph by graphify before 0.9.78
+    if kind == "read" and accepts is not None and _EXPLAIN_PATH not in accepts:
+        return _command(target, graph, "query")
     return _command(target, graph)
 
 
 def _target(call: Call) -> str:
     """What an advisory is about: the file read, or the name searched."""
     return (call.target if call.kind == "read" else call.symbol or call.target) or ""
+
+
+def _records_release(path: str) -> bool:
+    """graph.json's head names `graphify_version` (its `graph` attributes come
+    before the nodes; graphify writes them from 0.9.78). Read only for a Read's
+    advisory when no index says which release the user's graphify is."""
+    head = _read_head(path, 4096)
+    return head is None or b'"graphify_version"' in head
 
 
 def _short(sha: "Optional[str]") -> str:
@@ -2345,14 +2397,18 @@ def _first_fit(*texts: str) -> "Optional[str]":
     return None
 
 
-def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
+def advisory(
+    call: Call, graph: Graph, hit: "Optional[Hit]" = None,
+    accepts: "Optional[frozenset[str]]" = None,
+) -> "Optional[str]":  # fmt: skip
     """The one factual paragraph the model reads; None if it cannot fit in 400
     bytes, or its command cannot be written (`_plain`).
 
     The advisory shape (docs/hook.md): it starts with the marker, every command it suggests is
     in single backticks and starts with `graphify ` (the first one is the
     suggestion), definition sites are written `"path:line"`, and every path or
-    name from the repository is in double quotes (`_quote`).
+    name from the repository is in double quotes (`_quote`). `accepts`: what
+    the user's graphify release accepts, from the index header (None: unknown).
     """
     target = _target(call)
     subject = _quote(target)
@@ -2369,9 +2425,9 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
         return _first_fit(
             f"{MARKER} Graphify has not scanned this project yet (no {_quote(graph.display)}), "
             "so reading the source directly is correct for now. Building the graph is a "
-            "stateful op for Y4NN: `graphify extract . --code-only`, with GRAPHIFY_OUT=.graphify."
+            f"stateful op for Y4NN: `{_BUILD_COMMAND}`, with GRAPHIFY_OUT=.graphify."
         )
-    suggestion = _suggestion(target, graph, hit)
+    suggestion = _suggestion(target, graph, hit, call.kind, accepts)
     if suggestion is None:
         return None
     if graph.stale_by == "file_newer":
@@ -2651,7 +2707,7 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
     )  # fmt: skip
     output = ""
     if decision == "nudge":
-        text = advisory(call, graph, hit)  # 8
+        text = advisory(call, graph, hit, index.accepts if index is not None else None)  # 8
         if text is None:
             written = graph.state == "absent" or _suggestion(_target(call), graph, hit)
             decision, reason = "silent", "too_long" if written else "unquotable"
@@ -2692,11 +2748,18 @@ def _count_nudge(agent: "dict[str, object]", graph: Graph, target_key: str) -> N
     agent["advised"] = [*known, target_key][-MAX_ADVISED:]
 
 
+#: graphify's answer when `explain` matches no node (`query`: "No matching nodes found.")
+_NOTHING_FOUND: "Final" = ("No node matching", "No matching nodes found")
+
+
 def _lookup_result(turn: _Turn, failed: bool) -> None:
     """A lookup finished (PostToolUse) or exited non-zero (PostToolUseFailure,
     whose `error` holds "Exit code N" and the output): remember the files it named."""
     hook = turn.hook
     text = (_str(hook.get("error")) or "") if failed else _response_text(hook.get("tool_response"))
+    # graphify before 0.9.86 (0.8.31, D-008's) prints "No node matching" and exits 0:
+    # the CLI fires PostToolUse, not PostToolUseFailure, for a lookup that found nothing
+    failed = failed or text.lstrip().startswith(_NOTHING_FOUND)
     files = _files_named(text, turn.where)
     exit_code: Optional[int] = None
     if failed and text.startswith("Exit code "):

@@ -43,6 +43,7 @@ from graphify_nudge import (
     Store,
     _absolute,
     _dumps,
+    _env,
     _extension,
     _graph_key,
     _index_header,
@@ -53,6 +54,8 @@ from graphify_nudge import (
     _lock,
     _plain,
     _read_file,
+    _read_head,
+    _Settings,
     _settings_of,
     _stat,
     _write_small,
@@ -115,7 +118,8 @@ def build_graph_index(environ: "Environ", root: str) -> str:
         if directory is None:
             where = settings.telemetry_dir or f"{root}/{DEFAULT_TELEMETRY_DIR}"
             raise GraphIndexError(f"cannot open the index directory under {where}")
-        return _build_locked(graph.path, directory, wait=True)
+        path_value = None if isinstance(environ, _Settings) else _env(environ, "PATH")
+        return _build_locked(graph.path, directory, wait=True, path_value=path_value)
     finally:
         store.close()
 
@@ -133,7 +137,9 @@ def main() -> "NoReturn":
 
         signal.alarm(INDEX_BUILD_SECONDS)  # never outlive a stuck build
         posix.nice(10)
-        _build_locked(graph_path, directory, wait=False, hard=True)
+        _build_locked(
+            graph_path, directory, wait=False, hard=True, path_value=_env(posix.environ, "PATH")
+        )
         code = 0
     except BaseException:
         pass
@@ -145,10 +151,17 @@ def main() -> "NoReturn":
 # 2. One build: locked, keyed to the graph version, written atomically
 
 
-def _build_locked(graph_path: str, directory: int, wait: bool, hard: bool = False) -> str:
+def _build_locked(
+    graph_path: str,
+    directory: int,
+    wait: bool,
+    hard: bool = False,
+    path_value: "Optional[str]" = None,
+) -> str:
     """Build under `<name>.lock`: one builder at a time per graph; a second
     one (wait=False) leaves at once, and anyone finds the work already done.
-    The reading and indexing run under the build's limits (`_limited`)."""
+    The reading and indexing run under the build's limits (`_limited`).
+    `path_value` is the PATH whose `graphify` the advice will run (section 5)."""
     name = _index_name(graph_path)
     fd = posix.open(f"{name}.lock", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
     try:
@@ -164,15 +177,20 @@ def _build_locked(graph_path: str, directory: int, wait: bool, hard: bool = Fals
         _write_small(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
         try:
             with _limited(_graph_size(graph_path), hard):
-                nodes, links = _load_graph(graph_path)
-                lines = _index_lines(nodes, links, graph_path)
+                nodes, links, recorded = _load_graph(graph_path)
+                version = graphify_dialect(path_value, recorded)
+                accepts = capabilities(version)
+                lines = _index_lines(nodes, links, graph_path, accepts)
             if _graph_key_of(graph_path) != key:
                 raise GraphIndexError(f"{graph_path} changed while it was read")
         except (GraphIndexError, OSError, ValueError, MemoryError, RecursionError) as exc:
             why = str(exc) if not isinstance(exc, MemoryError) else "over its memory limit"
             _write_small(f"{name}.attempt", f"{key}\tfailed: {why}"[:400].encode(), directory)
             raise GraphIndexError(f"{graph_path}: {why}") from None
-        header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\n".encode()
+        # the dialect (section 5) after the node count: the hook reads the
+        # capabilities, the version is for people
+        dialect = ",".join(sorted(accepts)) or "-"
+        header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\t{dialect}\t{version}\n".encode()
         _write_index(f"{name}.idx", header + b"".join(line + b"\n" for line in lines), directory)
         _write_small(f"{name}.attempt", f"{key}\tbuilt".encode(), directory)
         return "built"
@@ -291,8 +309,9 @@ def _write_index(name: str, data: bytes, directory: int) -> None:
 # 3. The index lines (their format: graphify_nudge.py, section 6)
 
 
-def _load_graph(graph_path: str) -> "tuple[list[dict[str, Any]], list[dict[str, Any]]]":
-    """(nodes, links) of a graphify graph.json."""
+def _load_graph(graph_path: str) -> "tuple[list[dict[str, Any]], list[dict[str, Any]], object]":
+    """(nodes, links) of a graphify graph.json, and the `graph.graphify_version` it
+    records (anything: it is repository content) or None."""
     data = _read_file(graph_path, INDEX_MAX_GRAPH_BYTES)
     if data is None:
         raise GraphIndexError(
@@ -304,23 +323,47 @@ def _load_graph(graph_path: str) -> "tuple[list[dict[str, Any]], list[dict[str, 
         raise GraphIndexError("no `nodes` list: not a graphify graph.json")
     links = graph.get("links", graph.get("edges"))
     links = links if isinstance(links, list) else []
+    meta = graph.get("graph")
+    recorded = meta.get("graphify_version") if isinstance(meta, dict) else None
     return (
         [node for node in nodes if isinstance(node, dict) and isinstance(node.get("id"), str)],
         [link for link in links if isinstance(link, dict)],
+        recorded,
     )
+
+
+def _placeholders(links: object) -> "frozenset[str]":
+    """Nodes that are referenced but never contained: graphify 0.8.x keeps an
+    unresolved type reference (`str`, `Any`, `BinaryIO` in click) as a node at
+    the referring line, with only `references` edges into it; it defines
+    nothing. (0.9.96's graphs of click and zod have none; its definitions are
+    all `contains` or `method` targets or unreferenced.)"""
+    referenced: set[str] = set()
+    contained: set[str] = set()
+    for edge in links if isinstance(links, list) else ():
+        target = edge.get("target") if isinstance(edge, dict) else None
+        if isinstance(target, str):
+            relation = edge.get("relation")
+            if relation == "references":
+                referenced.add(target)
+            elif relation in ("contains", "method"):
+                contained.add(target)
+    return frozenset(referenced - contained)
 
 
 def _index_lines(
     nodes: "list[dict[str, Any]]",
     links: "Optional[list[dict[str, Any]]]" = None,
     graph_path: str = "",
+    accepts: "Optional[frozenset[str]]" = None,
 ) -> "list[bytes]":
-    """The sorted body lines of the index for these graph nodes and links. Every
-    row is checked with the hook's own `_index_site` (and every file line's
-    text with `_plain`), the very checks the hook makes on read; a name's sites
-    are cut where its line would pass INDEX_MAX_LINE (its total still counts
-    them all)."""
-    resolver = _Resolver(nodes)
+    """The sorted body lines of the index for these graph nodes and links, with
+    the explain arguments of a graphify that `accepts` those capabilities
+    (section 5; default: the newest supported release's). Every row is checked
+    with the hook's own `_index_site` (and every file line's text with
+    `_plain`), the very checks the hook makes on read; a name's sites are cut
+    where its line would pass INDEX_MAX_LINE (its total still counts them all)."""
+    resolver = _Resolver(nodes, capabilities(GRAPHIFY_NEWEST) if accepts is None else accepts)
     defined = _Definitions(resolver, links or [], graph_path)
     lines: list[bytes] = []
     for path in sorted(resolver.files):
@@ -425,6 +468,8 @@ class _Definitions:
             if relation in _PARENT_RELATIONS and source != target and source not in self.file_nodes:
                 self.parent.setdefault(target, source)
         self._connected = connected
+        # graphify 0.8.x's unresolved type references: nodes that define nothing
+        self.placeholders = {by_id[nid] for nid in _placeholders(links) if nid in by_id}
         # A method whose `method` edge graphify dropped (cobra: 36 methods of
         # Command in other files) still carries its owner in its id, which
         # graphify builds as `<owner id>_<name>`; an owner whose id collided
@@ -526,6 +571,8 @@ class _Definitions:
             label = str(node.get("label"))
             if not source or _is_file_label(label, source) or not _plain(source):
                 continue
+            if i in self.placeholders:
+                continue  # a reference placeholder (0.8.x), not a definition
             extension = _extension(source)
             if extension not in _CODE_EXTENSIONS:
                 continue
@@ -579,8 +626,19 @@ def _site_of(path: object, location: object) -> "Optional[tuple[str, int]]":
 # `_find_node_tiers`, `_resolve_path_scoped_symbol`, `_tier_refusal`) to
 # choose, for every definition, an `explain` argument that resolves to exactly
 # that node: `path::name` when that is unique, else the node id.
+#
+# Releases without `path::name` (section 5: EXPLAIN_PATH_NAME; 0.8.31, D-008's)
+# match in tiers too (exact label or id, then prefix, then substring; from
+# 0.8.51 a source-path tier first) but answer the first match of the first
+# tier, or refuse a tie, depending on the release, and each release widened
+# the exact tier (more spellings of the label and the id). There an argument
+# is chosen only when it is in the exact tier of the narrowest rule (0.8.31:
+# its tokens are the label, the bare label or the id) and alone in the exact
+# tier of the widest (0.9.96), so every release between answers that node:
+# the bare name when it is unique, else the node id; a file by its node's id
+# (by its path only where that resolves and the id does not).
 # tests/e2e/test_e2e_advice.py checks every choice on a real graph against
-# graphify itself.
+# graphify itself, on the oldest and the newest supported release.
 
 
 # Source files whose nodes are definitions. graphify also turns the keys of
@@ -636,15 +694,19 @@ class _Endings:
 
 
 class _Resolver:
-    """graphify 0.9.96's node matching, reduced to what `explain ARG` needs.
+    """graphify's node matching, reduced to what `explain ARG` needs: 0.9.96's
+    rules, and the narrowest exact match of the supported range (0.8.31's).
 
     Every question is answered from tables built once (dicts of node lists,
     `_Endings` sorted once), never by scanning the nodes: O(n log n) in the
     graph. A scan per definition made 16,000 nodes sharing one label in one
     file take 188 s (issue 20)."""
 
-    def __init__(self, nodes: "list[dict[str, Any]]") -> None:
+    def __init__(self, nodes: "list[dict[str, Any]]", accepts: "frozenset[str]") -> None:
+        self._scoped_names = EXPLAIN_PATH_NAME in accepts  # `path::name` resolves
+        self._file_paths = EXPLAIN_PATH in accepts  # `explain PATH` resolves a file
         self._token_re = re.compile(r"[^\W_]+")
+        self._word_re = re.compile(r"\w+")  # 0.8.31's tokens: `_` is a word character
         self._py_qualified = re.compile(
             r"^([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)[.:]([A-Za-z_]\w*)(?:\(\))?$"
         )
@@ -659,6 +721,12 @@ class _Resolver:
         self._file_node: dict[str, int] = {}  # file -> its own node (label: the base name)
         self._endings: dict[tuple[str, str], _Endings] = {}  # ("t"|"l", key), built on demand
         self._reversed: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {}  # by source
+        # 0.8.31's exact tier (norm/bare label, id lower-cased) and source paths in
+        # 0.8.51's tokens, for `_everywhere`: built only for a release without
+        # `path::name`, a key naming its one node, or -1 when several share it
+        # (a 150,000-node graph's build stays within its memory limit)
+        self._narrow: dict[str, int] = {}
+        self._sources_by_words: set[str] = set()
         for i, node in enumerate(nodes):
             nid = str(node["id"])
             label = node.get("label") or ""
@@ -679,8 +747,13 @@ class _Resolver:
                 self._by_query.setdefault(key, []).append(i)
             for key in {norm_label, bare}:
                 self._by_label.setdefault(key, []).append(i)
+            if not self._scoped_names:
+                for key in {norm_label, bare, nid.lower()}:
+                    self._narrow[key] = i if self._narrow.get(key, i) == i else -1
             if source:
                 self.files.add(source)
+                if not self._scoped_names:
+                    self._sources_by_words.add(self._words(source))
                 self._sources_by_tokens.setdefault(source_tokens, set()).add(source)
                 if label and _is_file_label(label, source):
                     self._file_node.setdefault(source, i)
@@ -701,6 +774,10 @@ class _Resolver:
     def _ends(normalised: str, tokens: str) -> "tuple[tuple[str, ...], tuple[str, ...]]":
         """A path's components and tokens, reversed (what `_Endings` sorts by)."""
         return tuple(reversed(normalised.split("/"))), tuple(reversed(tokens.split(" ")))
+
+    def _words(self, text: str) -> str:
+        """Tokens as releases before 0.9.x split them (`_` inside a word)."""
+        return " ".join(self._word_re.findall(self._strip(text).lower()))
 
     def reversed_source(self, i: int) -> "tuple[tuple[str, ...], tuple[str, ...]]":
         """`_ends` of node i's source, made once per distinct source."""
@@ -779,7 +856,13 @@ class _Resolver:
         return self._exact_is(nid, i)
 
     def symbol_argument(self, i: int, name: str, path: str) -> "Optional[str]":
-        """`path::name` when graphify resolves it to node i alone, else the node id."""
+        """`path::name` when graphify resolves it to node i alone, else the node id;
+        without `path::name`: the bare name, else the id, where every release resolves it."""
+        if not self._scoped_names:
+            if _plain(name) and self._everywhere(i, name):
+                return name
+            nid = self.ids[i]
+            return nid if self._id_resolves(i) and self._everywhere(i, nid) else None
         scoped = f"{path}::{name}"
         if (
             ":" not in path and _plain(scoped) and not self._exact_any(scoped)
@@ -788,15 +871,197 @@ class _Resolver:
             return scoped
         return self.ids[i] if self._id_resolves(i) else None
 
+    def _everywhere(self, i: int, arg: str) -> bool:
+        """`explain ARG` answers node i on every supported release: ARG is in i's
+        exact tier by the narrowest rule and alone in the widest exact tier, with
+        nothing in a source-path tier before it and no `::` or dotted-module form."""
+        if "::" in arg or self._py_qualified.match(arg.strip()):
+            return False
+        words = self._words(arg)
+        if self._sources_by_tokens.get(self._tokens(arg)) or words in self._sources_by_words:
+            return False  # reads as a file path: the source tier answers first
+        return self._narrow.get(words) == i and self._exact_is(arg, i)
+
     def file_argument(self, path: str) -> "Optional[str]":
         """ "" when `graphify explain PATH` resolves within this file, else the
         file node's id, else None (the file is then left out: no advice). Only
         `_plain` paths: the hook would not write another into a command."""
         if not _plain(path) or ":" in path:
             return None
-        tier = self._sources_by_tokens.get(self._tokens(path), set())
-        py_qualified = self._py_qualified.match(path.strip()) and not self._exact_any(path)
-        if tier == {path} and not (py_qualified and self._py_scoped(path)):
-            return ""
         i = self._file_node.get(path)
+        if (
+            not self._scoped_names
+            and i is not None
+            and self._id_resolves(i)
+            and self._everywhere(i, self.ids[i])
+        ):
+            return self.ids[i]  # a release without `path::name`: the id first
+        if self._scoped_names or self._file_paths:
+            tier = self._sources_by_tokens.get(self._tokens(path), set())
+            py_qualified = self._py_qualified.match(path.strip()) and not self._exact_any(path)
+            if tier == {path} and not (py_qualified and self._py_scoped(path)):
+                return ""
+        if not self._scoped_names:
+            return None
         return self.ids[i] if i is not None and self._id_resolves(i) else None
+
+
+# ---------------------------------------------------------------------------
+# 5. graphify's releases: what each one accepts (the one table)
+#
+# The first release where each capability works, bisected over the PyPI
+# releases by bench/graphify_versions.py on the e2e fixture (docs/versions.md).
+# The builder chooses the explain arguments by it (section 4) and records the
+# dialect in the index header for the hook; `mishkan install`, `routing
+# check` and `sprint-close` print their graphify commands by it. A version,
+# whoever wrote it (a graph is repository content), only ever selects between
+# these fixed capabilities and the fixed command templates that use them.
+
+#: `graphify explain 'path'` answers the file's node (a source-path tier)
+EXPLAIN_PATH: "Final" = "explain-path"
+#: `graphify explain 'path::name'` answers that file's `name`, with 0.9.96's
+#: matching rules (section 4); before, only the bare name or the node id
+EXPLAIN_PATH_NAME: "Final" = "explain-path-name"
+#: `explain` exits 4 on no match (before: "No node matching", exit 0, so the
+#: CLI's PostToolUseFailure never fires for it)
+EXPLAIN_EXIT_CODES: "Final" = "explain-exit-codes"
+#: `graphify extract . --code-only` builds the graph without an LLM key
+#: (before: it exits 1 asking for one; `graphify update .` builds it)
+EXTRACT_CODE_ONLY: "Final" = "extract-code-only"
+#: `graphify hook install` also installs post-merge / post-rewrite; before, of the
+#: four git hooks only post-commit and post-checkout (on every supported release)
+HOOK_POST_MERGE: "Final" = "hook-post-merge"
+HOOK_POST_REWRITE: "Final" = "hook-post-rewrite"
+#: graph.json records `graph.graphify_version`; a graph without it is older
+GRAPH_VERSION: "Final" = "graph-version"
+
+GRAPHIFY_OLDEST: "Final" = "0.8.31"  # D-008's release, the oldest supported
+GRAPHIFY_NEWEST: "Final" = "0.9.96"  # the newest proven (tox -e e2e, tox -e advice)
+GRAPHIFY_SINCE: "Final" = {
+    EXPLAIN_PATH: "0.8.51",
+    EXPLAIN_PATH_NAME: "0.9.59",
+    EXPLAIN_EXIT_CODES: "0.9.86",
+    EXTRACT_CODE_ONLY: "0.9.11",
+    HOOK_POST_MERGE: "0.9.90",
+    HOOK_POST_REWRITE: "0.9.92",
+    GRAPH_VERSION: "0.9.78",
+}
+GRAPHIFY_DIST: "Final" = "graphifyy"
+
+
+def version_tuple(text: object) -> "Optional[tuple[int, ...]]":
+    """`0.9.96` -> (0, 9, 96); anything that is not 1 to 4 dot-separated
+    numbers (a pre-release, a hostile string) -> None."""
+    if not isinstance(text, str) or not 0 < len(text) <= 32:
+        return None
+    parts = text.split(".")
+    if len(parts) > 4 or not all(p.isascii() and p.isdigit() and len(p) <= 6 for p in parts):
+        return None
+    return tuple(int(p) for p in parts)
+
+
+def capabilities(version: "Optional[str]") -> "frozenset[str]":
+    """What graphify `version` accepts; an unknown or unparsable version is
+    taken to be the newest proven one."""
+    release = version_tuple(version) or version_tuple(GRAPHIFY_NEWEST) or ()
+    return frozenset(
+        name for name, since in GRAPHIFY_SINCE.items() if release >= (version_tuple(since) or ())
+    )
+
+
+def is_supported(version: str) -> "Optional[bool]":
+    """Within GRAPHIFY_OLDEST..GRAPHIFY_NEWEST; None when not a plain version."""
+    release = version_tuple(version)
+    if release is None:
+        return None
+    low, high = version_tuple(GRAPHIFY_OLDEST), version_tuple(GRAPHIFY_NEWEST)
+    return low is not None and high is not None and low <= release <= high
+
+
+def find_graphify_script(path_value: "Optional[str]") -> "Optional[str]":
+    """The first `graphify` on `path_value` (a PATH) that is an executable
+    regular file, as a shell would find it; empty entries are skipped."""
+    import os
+
+    for entry in (path_value or "").split(":"):
+        if not entry:
+            continue
+        candidate = entry.rstrip("/") + "/graphify"
+        st = _stat(candidate)
+        if st is not None and st.st_mode & _S_IFMT == _S_IFREG and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+def graphify_version_of(script: str) -> "Optional[str]":
+    """The graphifyy release a `graphify` console script belongs to, from its
+    distribution's metadata (`graphifyy-X.dist-info` of the environment the
+    script and its `#!` interpreter live in: a venv, pipx, uv, `pip --user`,
+    /usr/local). Never runs it: the script may be anything on PATH."""
+    import glob
+    import os
+
+    real = os.path.realpath(script)
+    prefixes = [os.path.dirname(os.path.dirname(real))]
+    python = None
+    head = _read_head(real, 512) or b""
+    if head.startswith(b"#!"):
+        interpreter = head[2:].split(b"\n", 1)[0].strip().split(b" ", 1)[0]
+        text = interpreter.decode("utf-8", "replace")
+        if text.startswith("/") and not text.endswith("/env"):
+            prefixes.append(os.path.dirname(os.path.dirname(text)))
+            name = text.rsplit("/", 1)[-1]
+            python = name[6:] if name.startswith("python3.") else None  # "3.11"
+    found: dict[str, set[str]] = {}
+    for prefix in dict.fromkeys(prefixes):
+        for pattern in (
+            "lib/python3*/site-packages",
+            "lib/python3*/dist-packages",
+            "lib/python3/dist-packages",
+            "local/lib/python3*/dist-packages",
+        ):
+            for site in glob.glob(f"{glob.escape(prefix)}/{pattern}"):
+                for info in glob.glob(f"{glob.escape(site)}/{GRAPHIFY_DIST}-*.dist-info"):
+                    version = _dist_version(info)
+                    if version is not None:
+                        found.setdefault(version, set()).add(site)
+    if len(found) > 1 and python is not None:  # several Pythons in one prefix: the script's
+        found = {v: s for v, s in found.items() if any(f"/python{python}/" in x for x in s)}
+    return next(iter(found)) if len(found) == 1 else None
+
+
+def _dist_version(info: str) -> "Optional[str]":
+    """The `Version:` of a dist-info's METADATA naming graphifyy, if it is a plain version."""
+    data = _read_file(f"{info}/METADATA", 1 << 20)
+    name = version = None
+    for line in (data or b"").decode("utf-8", "replace").splitlines():
+        if not line.strip():
+            break  # the headers end at the first blank line
+        key, _, value = line.partition(":")
+        if key.lower() == "name":
+            name = value.strip()
+        elif key.lower() == "version":
+            version = value.strip()
+    if name is None or name.lower().replace("_", "-") != GRAPHIFY_DIST:
+        return None
+    return version if version_tuple(version) is not None else None
+
+
+def graphify_release(path_value: "Optional[str]") -> "tuple[Optional[str], Optional[str]]":
+    """(the `graphify` script on `path_value`, its version): what an agent's or a
+    human's `graphify ...` runs with that PATH."""
+    script = find_graphify_script(path_value)
+    return script, graphify_version_of(script) if script is not None else None
+
+
+def graphify_dialect(path_value: "Optional[str]", recorded: object) -> str:
+    """The graphify release whose dialect the advice is written in: the one on
+    PATH (what the agent's `graphify` runs), else the one the graph records,
+    else, for a graph that records none (written before GRAPH_VERSION), the
+    oldest supported: its choices resolve on every supported release."""
+    installed = graphify_release(path_value)[1]
+    if installed is not None:
+        return installed
+    if isinstance(recorded, str) and version_tuple(recorded) is not None:
+        return recorded
+    return GRAPHIFY_OLDEST

@@ -37,6 +37,7 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import graphify_nudge_index
 from bench import advice_accuracy_projects as projects
 from bench.advice_accuracy_defs import CODE_SUFFIXES, DefinitionIndex, project_index
 from bench.advice_accuracy_judge import (
@@ -124,6 +125,9 @@ class Runner:
             for k in ("PATH", "HOME", "LANG", "LC_ALL", "TMPDIR")
             if k in os.environ
         }
+        # graphify on PATH, as in the agent's shell: the index builder reads its
+        # release to write the advice in its dialect (graphify_nudge_index, section 5)
+        env["PATH"] = f"{self.graphify.parent}{os.pathsep}{env.get('PATH', '')}"
         env.update(  # as CLI 2.1.197 sets them for a hook (the captured env)
             CLAUDECODE="1",
             CLAUDE_CODE_ENTRYPOINT="sdk-cli",
@@ -248,9 +252,10 @@ def prepare_project(
     node: str | None,
     seed: int,
     rebuild: bool,
+    version: str = graphify_nudge_index.GRAPHIFY_NEWEST,
     ctags: str = "ctags",
 ) -> Prepared:
-    checkout = projects.prepare(project, cache, layout, graphify, rebuild)
+    checkout = projects.prepare(project, cache, layout, graphify, rebuild, version=version)
     graph = GraphView.load(checkout.graph)
     code_files = [f for f in graph.files if f.endswith(CODE_SUFFIXES)]
     scripts = project.language in ("typescript", "javascript")
@@ -517,56 +522,37 @@ def snapshot(tree: Path, rev: str, into: Path) -> dict[str, Any]:
     return {"path": str(tree), "commit": sha, "branch": rev, "dirty": False, "snapshot": True}
 
 
-def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outcome]]) -> None:
+def write_markdown(
+    path: Path, report: dict[str, Any], runs: dict[str, dict[str, list[Outcome]]]
+) -> None:
+    """One section per graphify release: its projects' graphs, then each arm's tables."""
     tree = report["tree"]
     lines = [
         "# Advice accuracy",
         "",
         f"Hook tree `{tree['path']}` at {str(tree['commit'])[:7]}"
-        f"{' (uncommitted changes)' if tree['dirty'] else ''}; graphify {report['graphify']}, "
-        f"layout `{report['layout']}`, seed {report['seed']}. "
+        f"{' (uncommitted changes)' if tree['dirty'] else ''}; graphify "
+        f"{', '.join(report['graphify'])}, layout `{report['layout']}`, seed {report['seed']}. "
         "Verdicts and bar: docs/advice_accuracy.md.",
-        "",
-        "| project | pinned | sha256 | commit | graph nodes | files in graph |",
-        "|---|---|---|---|---|---|",
     ]
-    for p in report["projects"]:
-        lines.append(
-            f"| {p['name']} | `{p['requirement']}` | `{p['sha256'][:12]}` | "
-            f"{p['commit'][:7]} | {p['graph_nodes']} | {p['graph_files']} |"
-        )
-    for arm, outcomes in arms.items():
-        result = report["arms"][arm]
-        verdict = "met" if result["bar"]["met"] else "NOT met"
+    for version, arms in runs.items():
+        run = report["runs"][version]
         lines += [
             "",
-            f"## {arm}",
+            f"## graphify {version}",
             "",
-            markdown_table(table_rows(outcomes)),
+            f"Graphs built with `{run['build_command']}`.",
             "",
-            "Bar (>= 90% useful, none misleading, 0 outside the graph; per project and in "
-            f"all): **{verdict}**.",
+            "| project | pinned | sha256 | commit | graph nodes | files in graph |",
+            "|---|---|---|---|---|---|",
         ]
-        lines += [
-            "",
-            "By why a trigger was chosen (both projects):",
-            "",
-            "| chosen as | triggers | in graph | nudged | useful | partial | misleading "
-            "| useless | outside graph |",
-            "|---|---|---|---|---|---|---|---|---|",
-        ]
-        for origin, s in origin_rows(outcomes):
+        for p in run["projects"]:
             lines.append(
-                f"| {origin} | {s['triggers']} | {s['in_graph']} | {s['nudged']} | {s[USEFUL]} "
-                f"| {s[PARTIAL]} | {s[MISLEADING]} | {s[USELESS]} | {s['outside_graph']} |"
+                f"| {p['name']} | `{p['requirement']}` | `{p['sha256'][:12]}` | "
+                f"{p['commit'][:7]} | {p['graph_nodes']} | {p['graph_files']} |"
             )
-        flawed = [o for o in outcomes if o.verdict.verdict in (PARTIAL, MISLEADING, USELESS)]
-        if flawed:
-            lines += ["", "| trigger | asked | verdict | why |", "|---|---|---|---|"]
-            for o in flawed:
-                asked = _asked(o.trigger).replace("|", "\\|")
-                why = o.verdict.reason.replace("|", "\\|")
-                lines.append(f"| {o.trigger.id} | `{asked}` | {o.verdict.verdict} | {why} |")
+        for arm, outcomes in arms.items():
+            lines += _arm_markdown(f"{arm}, graphify {version}", run["arms"][arm], outcomes)
     lines += [
         "",
         f"Run time: {report['timing']['total_seconds']} s "
@@ -575,6 +561,38 @@ def write_markdown(path: Path, report: dict[str, Any], arms: dict[str, list[Outc
     ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
+
+
+def _arm_markdown(title: str, result: dict[str, Any], outcomes: list[Outcome]) -> list[str]:
+    verdict = "met" if result["bar"]["met"] else "NOT met"
+    lines = [
+        "",
+        f"### {title}",
+        "",
+        markdown_table(table_rows(outcomes)),
+        "",
+        "Bar (>= 90% useful, none misleading, 0 outside the graph; per project and in "
+        f"all): **{verdict}**.",
+        "",
+        "By why a trigger was chosen (both projects):",
+        "",
+        "| chosen as | triggers | in graph | nudged | useful | partial | misleading "
+        "| useless | outside graph |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for origin, s in origin_rows(outcomes):
+        lines.append(
+            f"| {origin} | {s['triggers']} | {s['in_graph']} | {s['nudged']} | {s[USEFUL]} "
+            f"| {s[PARTIAL]} | {s[MISLEADING]} | {s[USELESS]} | {s['outside_graph']} |"
+        )
+    flawed = [o for o in outcomes if o.verdict.verdict in (PARTIAL, MISLEADING, USELESS)]
+    if flawed:
+        lines += ["", "| trigger | asked | verdict | why |", "|---|---|---|---|"]
+        for o in flawed:
+            asked = _asked(o.trigger).replace("|", "\\|")
+            why = o.verdict.reason.replace("|", "\\|")
+            lines.append(f"| {o.trigger.id} | `{asked}` | {o.verdict.verdict} | {why} |")
+    return lines
 
 
 def _asked(trigger: Trigger) -> str:
@@ -623,7 +641,15 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     )
     p.add_argument("--seed", type=int, default=DEFAULT_SEED)
     p.add_argument("--cache", type=Path, default=projects.DEFAULT_CACHE)
-    p.add_argument("--graphify", type=Path, help="a graphify console script of graphifyy 0.9.96")
+    p.add_argument(
+        "--graphify-versions",
+        default=",".join(projects.GRAPHIFY_VERSIONS),
+        help="the graphifyy releases to measure, each with its own graphs and table "
+        f"(default: {','.join(projects.GRAPHIFY_VERSIONS)}, the supported range's ends)",
+    )
+    p.add_argument(
+        "--graphify", type=Path, help="a graphify console script of the one release measured"
+    )
     p.add_argument("--python", default=sys.executable, help="the interpreter the hook runs on")
     p.add_argument("--node", default="node", help="node, for the TypeScript compiler API")
     p.add_argument(
@@ -673,31 +699,100 @@ def _main(args: argparse.Namespace, started: float) -> int:
         if shutil.which(tool) is None:
             raise UsageError(f"{tool} is not on PATH")
     cache = args.cache.resolve()
-    graphify = projects.ensure_graphify(cache / "tools", args.graphify)
-    runner = Runner(tree, args.python, graphify, args.layout)
+    versions = [v.strip() for v in args.graphify_versions.split(",") if v.strip()]
+    if not versions or any(graphify_nudge_index.version_tuple(v) is None for v in versions):
+        raise UsageError(f"--graphify-versions {args.graphify_versions}: expected releases")
+    if args.graphify is not None and len(versions) != 1:
+        raise UsageError("--graphify names one release's script: give one --graphify-versions")
+    report: dict[str, Any] = {
+        "bench": "advice_accuracy",
+        "run_id": uuid.uuid4().hex[:12],
+        "tree": provenance,
+        "graphify": versions,
+        "typescript": projects.TYPESCRIPT_VERSION,
+        "python": sys.version.split()[0],
+        "layout": args.layout,
+        "seed": args.seed,
+        "runs": {},
+    }
+    runs: dict[str, dict[str, list[Outcome]]] = {}
+    cold = False
+    setup_seconds = 0.0
+    met = True
+    for version in versions:
+        measured = time.perf_counter()
+        graphify = projects.ensure_graphify(cache / "tools", version, args.graphify)
+        runner = Runner(tree, args.python, graphify, args.layout)
+        run, results, primary, built = _measure(args, names, cache, runner, version)
+        setup_seconds += run.pop("setup_seconds")
+        run["seconds"] = round(time.perf_counter() - measured, 1)
+        cold = cold or built
+        report["runs"][version] = run
+        runs[version] = results
+        met = met and run["arms"][primary]["bar"]["met"]
+        for arm, outcomes in results.items():
+            rows = table_rows(outcomes)
+            if not args.quiet:
+                print(f"\n== {arm}, graphify {version} (hook tree {provenance['path']}, "
+                      f"{str(provenance['commit'])[:7]})")  # fmt: skip
+            print(text_table(rows))
+            total = rows[-1][2]
+            if total["hook_errors"] or total["bad_format"]:
+                print(
+                    f"hook contract: {total['hook_errors']} call(s) with a non-zero exit or "
+                    f"stderr, {total['bad_format']} advisory(ies) without the marker or over "
+                    "400 bytes"
+                )
+            b = run["arms"][arm]["bar"]
+            print(
+                f"bar: {'met' if b['met'] else 'NOT met'} "
+                + " ".join(f"{k}={v}" for k, v in b.items() if k != "met")
+            )
+    total_seconds = time.perf_counter() - started
+    report["timing"] = {
+        "cold": cold,
+        "setup_seconds": round(setup_seconds, 1),
+        "total_seconds": round(total_seconds, 1),
+    }
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")
+    write_markdown(args.markdown, report, runs)
+    if not args.quiet:
+        print(
+            f"\n{'cold' if cold else 'warm'} run: {total_seconds:.1f} s "
+            f"(setup {setup_seconds:.1f} s); wrote {args.json} and {args.markdown}"
+        )
+    return 0 if args.no_bar or met else 1
+
+
+def _measure(
+    args: argparse.Namespace, names: list[str], cache: Path, runner: Runner, version: str
+) -> tuple[dict[str, Any], dict[str, list[Outcome]], str, bool]:
+    """Every arm on every project with graphify `version`: (its part of the
+    report, the outcomes by arm, the arm the bar is checked on, whether a
+    graph was built in this run)."""
+    started = time.perf_counter()
     if args.arms == "auto":
         arms = ["index", "no-index"] if runner.has_index_builder() else ["no-index"]
     else:
         arms = [a.strip() for a in args.arms.split(",") if a.strip()]
         if not arms or set(arms) - {"index", "no-index"}:
             raise UsageError(f"--arms {args.arms}: expected index, no-index or auto")
-
     prepared = [
         prepare_project(
             projects.PROJECTS[n],
             cache=cache,
             layout=args.layout,
-            graphify=graphify,
+            graphify=runner.graphify,
             node=args.node,
             seed=args.seed,
             rebuild=args.rebuild,
+            version=version,
             ctags=args.ctags,
         )
         for n in names
     ]
     setup_seconds = time.perf_counter() - started
-    cold = any(p.checkout.built for p in prepared)
-
     results: dict[str, list[Outcome]] = {}
     arm_info: dict[str, dict[str, Any]] = {}
     # Not a TemporaryDirectory: a hook may leave a detached index build writing
@@ -713,17 +808,9 @@ def _main(args: argparse.Namespace, started: float) -> int:
                 arm_info[arm][p.checkout.project.name] = info
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    total_seconds = time.perf_counter() - started
-
-    report: dict[str, Any] = {
-        "bench": "advice_accuracy",
-        "run_id": uuid.uuid4().hex[:12],
-        "tree": provenance,
-        "graphify": projects.graphify_version(graphify),
-        "typescript": projects.TYPESCRIPT_VERSION,
-        "python": sys.version.split()[0],
-        "layout": args.layout,
-        "seed": args.seed,
+    run: dict[str, Any] = {
+        "graphify": projects.graphify_version(runner.graphify),
+        "build_command": projects.build_command(version),
         "projects": [
             {
                 "name": p.checkout.project.name,
@@ -740,46 +827,19 @@ def _main(args: argparse.Namespace, started: float) -> int:
             for p in prepared
         ],
         "arms": {},
-        "timing": {
-            "cold": cold,
-            "setup_seconds": round(setup_seconds, 1),
-            "total_seconds": round(total_seconds, 1),
-            "commands_run": len(runner.commands_run),
-        },
+        "commands_run": len(runner.commands_run),
+        "setup_seconds": round(setup_seconds, 1),
     }
     for arm, outcomes in results.items():
         rows = table_rows(outcomes)
-        report["arms"][arm] = {
+        run["arms"][arm] = {
             "info": arm_info[arm],
             "table": [{"project": p, "trigger": k, **s} for p, k, s in rows],
             "bar": bar_per_project(rows),
             "by_origin": [{"origin": o, **s} for o, s in origin_rows(outcomes)],
             "triggers": [o.row() for o in outcomes],
         }
-        if not args.quiet:
-            print(f"\n== {arm} (hook tree {provenance['path']}, {str(provenance['commit'])[:7]})")
-        print(text_table(rows))
-        total = rows[-1][2]
-        if total["hook_errors"] or total["bad_format"]:
-            print(
-                f"hook contract: {total['hook_errors']} call(s) with a non-zero exit or stderr, "
-                f"{total['bad_format']} advisory(ies) without the marker or over 400 bytes"
-            )
-        b = report["arms"][arm]["bar"]
-        print(
-            f"bar: {'met' if b['met'] else 'NOT met'} "
-            + " ".join(f"{k}={v}" for k, v in b.items() if k != "met")
-        )
-    args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(report, indent=1, sort_keys=False) + "\n")
-    write_markdown(args.markdown, report, results)
-    if not args.quiet:
-        print(
-            f"\n{'cold' if cold else 'warm'} run: {total_seconds:.1f} s "
-            f"(setup {setup_seconds:.1f} s); wrote {args.json} and {args.markdown}"
-        )
-    primary = report["arms"][arms[0]]["bar"]
-    return 0 if args.no_bar or primary["met"] else 1
+    return run, results, arms[0], any(p.checkout.built for p in prepared)
 
 
 if __name__ == "__main__":

@@ -26,10 +26,17 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench import _graphify
+
 REPO = Path(__file__).resolve().parent.parent
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))  # graphify_nudge_index: graphify's releases, one table
+from graphify_nudge_index import GRAPHIFY_NEWEST, GRAPHIFY_OLDEST  # noqa: E402
+
 DEFAULT_CACHE = Path(os.environ.get("MISHKAN_ADVICE_CACHE") or REPO / ".cache" / "advice")
 
-GRAPHIFY_REQUIREMENT = "graphifyy==0.9.96"  # the version tests/e2e pins and the issue measured
+#: the graphify releases the bench measures by default: the supported range's two ends
+GRAPHIFY_VERSIONS = (GRAPHIFY_OLDEST, GRAPHIFY_NEWEST)
 TYPESCRIPT_VERSION = "5.9.3"
 TYPESCRIPT_SHA256 = "10e108c9cf7d5f2879053dff18515fb405abf2ccef63eaaf017d9c571687a1d3"
 # Bumped whenever the recipe below changes what a project directory holds.
@@ -331,10 +338,6 @@ def ensure_typescript(tools: Path) -> Path:
     return target
 
 
-def _pin(requirement: str) -> str:
-    return requirement.split("==", 1)[1]
-
-
 def output_of(argv: list[str], timeout: float = 60) -> str | None:
     """A command's stripped stdout, or None when it cannot run or fails."""
     try:
@@ -347,39 +350,21 @@ def output_of(argv: list[str], timeout: float = 60) -> str | None:
 
 
 def graphify_version(graphify: Path) -> str | None:
-    code = "import importlib.metadata as m;print(m.version('graphifyy'))"
-    return output_of([str(graphify.parent / "python"), "-c", code]) or None
+    return _graphify.installed_version(graphify)
 
 
-def _python_for_graphify() -> str:
-    if sys.version_info >= (3, 10):
-        return sys.executable
-    for version in ("3.11", "3.12", "3.13", "3.10"):
-        found = shutil.which(f"python{version}")
-        if found:
-            return found
-    raise SetupError(f"{GRAPHIFY_REQUIREMENT} needs Python >= 3.10 and none was found")
-
-
-def ensure_graphify(tools: Path, given: Path | None = None) -> Path:
-    """The `graphify` console script of the pinned graphifyy: `given`, else a
-    virtualenv in the cache, created once."""
-    pin = _pin(GRAPHIFY_REQUIREMENT)
+def ensure_graphify(tools: Path, version: str, given: Path | None = None) -> Path:
+    """The `graphify` console script of graphifyy `version`: `given`, else a
+    virtualenv in the cache, created once (bench/_graphify.py)."""
     if given is not None:
-        version = graphify_version(given)
-        if version != pin:
-            raise SetupError(f"{given} is graphifyy {version}, not the pinned {pin}")
+        found = graphify_version(given)
+        if found != version:
+            raise SetupError(f"{given} is graphifyy {found}, not {version}")
         return given
-    venv = tools / f"graphify-{pin}"
-    exe = venv / "bin" / "graphify"
-    if exe.exists() and graphify_version(exe) == pin:
-        return exe
-    print(f"advice: installing {GRAPHIFY_REQUIREMENT} into {venv}", file=sys.stderr, flush=True)
-    _run([_python_for_graphify(), "-m", "venv", "--clear", str(venv)])
-    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", GRAPHIFY_REQUIREMENT])
-    if graphify_version(exe) != pin:
-        raise SetupError(f"installing {GRAPHIFY_REQUIREMENT} into {venv} failed")
-    return exe
+    try:
+        return _graphify.ensure(version, tools, "advice")
+    except _graphify.GraphifyInstallError as exc:
+        raise SetupError(str(exc)) from None
 
 
 # ---------------------------------------------------------------------------
@@ -440,16 +425,23 @@ def _stamp(project: Project, layout: str, graphify: str) -> dict[str, object]:
 
 
 def prepare(
-    project: Project, cache: Path, layout: str, graphify: Path, rebuild: bool = False
+    project: Project,
+    cache: Path,
+    layout: str,
+    graphify: Path,
+    rebuild: bool = False,
+    *,
+    version: str = GRAPHIFY_NEWEST,
 ) -> Checkout:
-    """The project as a git repository with its graph, reused from the cache
-    when the recipe, the archive, the layout and graphify are unchanged."""
+    """The project as a git repository with its graph by graphify `version`,
+    reused from the cache when the recipe, the archive, the layout and
+    graphify are unchanged."""
     tools = cache / "tools"
     # named as a clone of the project is (graphify keys Go packages by directory)
-    root = cache / "projects" / layout.strip(".") / project.name
+    root = cache / "projects" / f"{layout.strip('.')}-{version}" / project.name
     stamp_file = root.parent / f"{root.name}.json"
     graph = root / LAYOUTS[layout] / "graph.json"
-    stamp = _stamp(project, layout, _pin(GRAPHIFY_REQUIREMENT))
+    stamp = _stamp(project, layout, version)
     if not rebuild and graph.exists() and stamp_file.exists():
         recorded = json.loads(stamp_file.read_text())
         if recorded.get("stamp") == stamp:
@@ -479,18 +471,27 @@ def prepare(
     _git(root, "add", "--all")
     _git(root, "commit", "--quiet", "--no-verify", "-m", f"{project.requirement}, as published")
     commit = _git(root, "rev-parse", "HEAD")
-    _build_graph(root, layout, graphify)
+    _build_graph(root, layout, graphify, version)
     if not graph.exists():
         raise SetupError(f"graphify wrote no {graph}")
     stamp_file.write_text(json.dumps({"stamp": stamp, "commit": commit, "noise": noise}, indent=1))
     return Checkout(project, root, layout, graph, commit, tuple(noise), True)
 
 
-def _build_graph(root: Path, layout: str, graphify: Path) -> None:
+def build_command(version: str) -> str:
+    """How a harness builds the graph with graphify `version`: `extract . --code-only`,
+    or `update .` where extract needs an LLM key (mishkan_core.graph_refresh.build_argv)."""
+    from mishkan_core import graph_refresh
+
+    return " ".join(graph_refresh.build_argv(graph_refresh.Graphify(None, version)))
+
+
+def _build_graph(root: Path, layout: str, graphify: Path, version: str) -> None:
+    """As a harness builds it with that release (`build_command`)."""
     env = {k: v for k, v in os.environ.items() if k != "GRAPHIFY_OUT"}
     if layout == ".graphify":
         env["GRAPHIFY_OUT"] = ".graphify"
-    _run([str(graphify), "extract", ".", "--code-only"], cwd=root, env=env)
+    _run([str(graphify), *build_command(version).split()[1:]], cwd=root, env=env)
 
 
 def graph_files(graph: Path) -> frozenset[str]:

@@ -22,6 +22,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from mishkan_core import graph_refresh
+
 SESSION = "demo-5f0c2b1e"
 FILES = {
     "src/overlay.py": "def apply_overlay(page, layer):\n    return merge(page, layer)\n\n\n"
@@ -99,16 +101,12 @@ def _build_project(root: Path) -> str:
     head = _git(root, "rev-parse", "HEAD")
     graphify = shutil.which("graphify")
     env = {**os.environ, "GRAPHIFY_OUT": ".graphify"}
+    # in the dialect of the graphify found: `update .` where extract needs an LLM key
+    argv = graph_refresh.build_argv(graph_refresh.graphify_at(graphify))
     if graphify:
-        subprocess.run(
-            [graphify, "extract", ".", "--code-only"],
-            cwd=root,
-            env=env,
-            capture_output=True,
-            check=False,
-        )
+        subprocess.run([graphify, *argv[1:]], cwd=root, env=env, capture_output=True, check=False)
     graph = root / ".graphify" / "graph.json"
-    how = "graphify extract . --code-only"
+    how = " ".join(argv)
     if not graph.exists():
         graph.parent.mkdir(exist_ok=True)
         body = {"nodes": _minimal_nodes(), "links": [], "hyperedges": [], "built_at_commit": head}

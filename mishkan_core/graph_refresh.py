@@ -51,6 +51,7 @@ GRAPHIFY_HOOKS = {
     "post-merge": ("# graphify-merge-hook-start", "# graphify-merge-hook-end"),
     "post-rewrite": ("# graphify-rewrite-hook-start", "# graphify-rewrite-hook-end"),
 }
+
 DEFAULT_OUT = "graphify-out"  # graphify.paths: GRAPHIFY_OUT unset
 D008_OUT = ".graphify"  # where D-008 keeps the graph
 #: the gitignore line for the link: git sees a symlink as a file, so the
@@ -178,6 +179,58 @@ def merge_attr_out(project: Path) -> str | None:
         ):
             return fields[0][: -len("graph.json")].rstrip("/") or "."
     return None
+
+
+# ---------------------------------------------------------------------------
+# Which graphify: its release decides the commands printed (docs/versions.md)
+
+
+@dataclass(frozen=True)
+class Graphify:
+    """The graphify a human's or an agent's ``graphify ...`` runs, and its
+    release, read from its distribution's metadata (never by running it)."""
+
+    script: str | None
+    version: str | None  # None: not found, or its release cannot be told
+
+    @property
+    def accepts(self) -> frozenset[str]:
+        """What it accepts: the one table, graphify_nudge_index's section 5
+        (an unknown release is taken to be the newest supported)."""
+        import graphify_nudge_index as gi
+
+        return gi.capabilities(self.version)
+
+    @property
+    def hooks(self) -> tuple[str, ...]:
+        """The git hooks its ``graphify hook install`` installs."""
+        import graphify_nudge_index as gi
+
+        later = {"post-merge": gi.HOOK_POST_MERGE, "post-rewrite": gi.HOOK_POST_REWRITE}
+        return tuple(
+            name for name in GRAPHIFY_HOOKS if name not in later or later[name] in self.accepts
+        )
+
+    def describe(self) -> str:
+        """``graphify 0.9.96 (/path/to/graphify)``, or why it is unknown."""
+        if self.script is None:
+            return "graphify not found on PATH"
+        return f"graphify {self.version or '(release unknown)'} ({self.script})"
+
+
+def graphify_on_path(environ: Mapping[str, str]) -> Graphify:
+    """The first ``graphify`` on ``environ``'s PATH and its release."""
+    import graphify_nudge_index as gi
+
+    script, version = gi.graphify_release(environ.get("PATH"))
+    return Graphify(script, version)
+
+
+def graphify_at(script: str | None) -> Graphify:
+    """A given ``graphify`` executable (``--graphify``) and its release."""
+    import graphify_nudge_index as gi
+
+    return Graphify(script, gi.graphify_version_of(script) if script else None)
 
 
 # ---------------------------------------------------------------------------
@@ -394,9 +447,26 @@ def hook_install_line(project: Path, out: str) -> str:
     return f"cd {shlex.quote(str(project))} && {hook_install_command(out)}"
 
 
-def extract_command(out: str) -> str:
-    """The full re-extract, typed in the project root."""
-    return _with_out(out, "graphify extract . --code-only --force")
+def extract_command(out: str, graphify: Graphify | None = None) -> str:
+    """The full re-extract, typed in the project root: ``extract . --code-only
+    --force``, or ``update . --force`` on a release whose extract needs an LLM
+    key (0.8.31). ``graphify``: the release that will run it (None: the newest)."""
+    return _with_out(out, " ".join(extract_argv(graphify)))
+
+
+def extract_argv(graphify: Graphify | None = None) -> list[str]:
+    """:func:`extract_command`'s words, for running it."""
+    return [*build_argv(graphify), "--force"]
+
+
+def build_argv(graphify: Graphify | None = None) -> list[str]:
+    """How a graph is built with ``graphify``'s release (None: the newest):
+    ``extract . --code-only``, or ``update .`` where extract needs an LLM key."""
+    import graphify_nudge_index as gi
+
+    if graphify is not None and gi.EXTRACT_CODE_ONLY not in graphify.accepts:
+        return ["graphify", "update", "."]
+    return ["graphify", "extract", ".", "--code-only"]
 
 
 def trigger_status(project: Path) -> str:

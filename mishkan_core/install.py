@@ -993,12 +993,16 @@ class LayoutStep:
             ]
         if kind == graph_refresh.TWO:
             cd = f"cd {shlex.quote(str(project))}"
+            # in the dialect of the graphify this shell runs (docs/versions.md)
+            rebuild = graph_refresh.extract_command(
+                D_OUT, graph_refresh.graphify_on_path(os.environ)
+            )
             return [
                 f"note: .graphify/ and {D_OUT}/ are both real directories: two graphs, and "
                 f"graphify rebuilds {D_OUT}/ from every shell without GRAPHIFY_OUT=.graphify; "
                 f"install moves nothing. To keep D-008's: `{cd} && mv {D_OUT} {D_OUT}.old`, run "
-                f"install again (it links {D_OUT} -> .graphify), `graphify extract . "
-                f"--code-only --force`, then delete {D_OUT}.old"
+                f"install again (it links {D_OUT} -> .graphify), `{rebuild}`, then delete "
+                f"{D_OUT}.old"
             ]
         return [
             f"note: graph layout left alone: {self.layout.describe()} (install links "

@@ -302,9 +302,18 @@ class Extract:
     problem: str | None = None
     others: list[str] = field(default_factory=list)  # other graphs present, newest first
 
+    @property
+    def release(self) -> graph_refresh.Graphify:
+        """The graphify that runs it: its release picks the command (docs/versions.md)."""
+        return graph_refresh.graphify_at(self.graphify)
+
     def command(self) -> str:
         """What a human types in the project root to run it."""
-        return graph_refresh.extract_command(self.out_dir)
+        return graph_refresh.extract_command(self.out_dir, self.release)
+
+    def words(self) -> str:
+        """The command as it runs, without the GRAPHIFY_OUT it is given."""
+        return " ".join(graph_refresh.extract_argv(self.release))
 
 
 def plan_extract(
@@ -376,12 +385,14 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
         return
     env = dict(environ)
     env["GRAPHIFY_OUT"] = extract.out_dir  # "graphify-out" is graphify's own default
-    argv = [extract.graphify, "extract", ".", "--code-only", "--force"]
+    words = graph_refresh.extract_argv(extract.release)
+    argv = [extract.graphify, *words[1:]]
+    verb = " ".join(words[:2])  # "graphify extract" or "graphify update"
     started = time.perf_counter()
     try:
         proc = _run(argv, root, env, EXTRACT_TIMEOUT)
     except subprocess.TimeoutExpired:
-        extract.problem = f"graphify extract did not finish within {EXTRACT_TIMEOUT:.0f} s"
+        extract.problem = f"{verb} did not finish within {EXTRACT_TIMEOUT:.0f} s"
         return
     except OSError as exc:
         extract.problem = f"cannot run {extract.graphify}: {exc.strerror}"
@@ -389,16 +400,24 @@ def run_extract(extract: Extract, root: str, environ: Mapping[str, str]) -> None
     extract.seconds = time.perf_counter() - started
     output = (proc.stdout + "\n" + proc.stderr).strip().splitlines()
     # graphify's own account: "... wrote <dir>/graph.json: 19 nodes, 27 edges, 4 communities"
+    # (extract), "[graphify watch] Rebuilt: 19 nodes, 27 edges, 4 communities" (update)
     wrote = [line for line in output if "wrote" in line and "graph.json:" in line]
-    extract.summary = wrote[-1].rpartition("graph.json:")[2].strip() if wrote else None
+    rebuilt = [line for line in output if "Rebuilt:" in line]
+    extract.summary = (
+        wrote[-1].rpartition("graph.json:")[2].strip()
+        if wrote
+        else rebuilt[-1].rpartition("Rebuilt:")[2].strip()
+        if rebuilt
+        else None
+    )
     if proc.returncode != 0:
         last = output[-1].strip() if output else "no output"
-        extract.problem = f"graphify extract exited {proc.returncode}: {last}"
+        extract.problem = f"{verb} exited {proc.returncode}: {last}"
         return
     extract.head = graphify_nudge.resolve_head(root)
     extract.built_at = graphify_nudge.built_at_commit(extract.graph_path)
     if not os.path.isfile(extract.graph_path):
-        extract.problem = f"graphify extract exited 0 but wrote no {extract.graph_path}"
+        extract.problem = f"{verb} exited 0 but wrote no {extract.graph_path}"
 
 
 def _run(
@@ -646,7 +665,7 @@ def _extract_sentence(ex: Extract, mode: str, project: str) -> str:
     else:
         state = "no built_at_commit recorded"
     counts = f" ({ex.summary})" if ex.summary else ""
-    return f"ran `graphify extract . --code-only --force`{timing}, wrote {where}{counts}, {state}."
+    return f"ran `{ex.words()}`{timing}, wrote {where}{counts}, {state}."
 
 
 def _trimmed(report: dict[str, Any]) -> dict[str, Any]:

@@ -97,6 +97,7 @@ def _check(args: argparse.Namespace) -> int:
     from mishkan_core.routing.matrix import MatrixError, load_matrix, read_json
 
     checked = ["matrix", "hook"]
+    noted: list[str] = []  # what was found, e.g. graphify's release
     try:
         matrix, label = load_matrix(args.matrix)
         hook = hook_facts(args.hook)
@@ -147,6 +148,7 @@ def _check(args: argparse.Namespace) -> int:
         if args.project is not None:
             violations += refresh.check(harness)
             checked.append("graph refresh")
+            noted.append(refresh.graphify_of(harness).describe())
     elif args.agents_dir is not None:
         from mishkan_core.routing.harness import agents_in
 
@@ -163,7 +165,8 @@ def _check(args: argparse.Namespace) -> int:
         print(violation.line())
     print(f"routing check: {client_line}", file=sys.stderr)
     summary = f"{len(violations)} finding(s)" if violations else "clean"
-    print(f"routing check: {summary} ({', '.join(checked)})", file=sys.stderr)
+    notes = "".join(f"; {note}" for note in noted)
+    print(f"routing check: {summary} ({', '.join(checked)}){notes}", file=sys.stderr)
     return 1 if violations else 0
 
 

@@ -39,13 +39,63 @@ def hook_environ(harness: Harness) -> dict[str, str]:
 
 
 def check(harness: Harness) -> list[Violation]:
-    return list(_trigger(harness)) + list(_graphs(harness))
+    return list(_release(harness)) + list(_trigger(harness)) + list(_graphs(harness))
+
+
+def graphify_of(harness: Harness) -> gr.Graphify:
+    """The graphify this shell's ``graphify ...`` runs: the commands printed are
+    in its dialect (docs/versions.md)."""
+    return gr.graphify_on_path(harness.environ)
+
+
+def _release(harness: Harness) -> Iterator[Violation]:
+    """The graphify release against the supported range: outside it, the
+    printed commands and the hook's advice are not proven to run."""
+    import graphify_nudge_index as gi
+
+    graphify = graphify_of(harness)
+    if graphify.script is None:
+        return  # not installed here (a CI runner): the summary line says so
+    span = f"{gi.GRAPHIFY_OLDEST} to {gi.GRAPHIFY_NEWEST}"
+    pin = f"pip install 'graphifyy>={gi.GRAPHIFY_OLDEST},<={gi.GRAPHIFY_NEWEST}'"
+    where = harness.label(Path(graphify.script))
+    if graphify.version is None:
+        yield Violation(
+            "D-008",
+            "graphify-version",
+            where,
+            "cannot tell this graphify's release (no graphifyy dist-info beside it or its "
+            f"interpreter): the hook's advice and the commands printed assume {gi.GRAPHIFY_NEWEST}",
+            fix=f"install graphify from PyPI: {pin}",
+        )
+        return
+    supported = gi.is_supported(graphify.version)
+    if supported:
+        return
+    older = (gi.version_tuple(graphify.version) or ()) < (
+        gi.version_tuple(gi.GRAPHIFY_OLDEST) or ()
+    )
+    yield Violation(
+        "D-008",
+        "graphify-version",
+        where,
+        f"graphify {graphify.version} is "
+        + (
+            f"older than the oldest supported release, {gi.GRAPHIFY_OLDEST} (D-008's)"
+            if older
+            else f"newer than the newest proven one, {gi.GRAPHIFY_NEWEST}: its commands are "
+            "taken to be the newest's"
+        )
+        + f"; the advice and every command printed are proven on {span} (docs/versions.md)",
+        fix=pin + ("" if older else ', or prove it: docs/versions.md, "A new graphify release"'),
+    )
 
 
 def _trigger(harness: Harness) -> Iterator[Violation]:
     project = harness.project
     hooks = gr.git_hooks(project)
     install = gr.hook_install_line(project, gr.out_dir_for(project, hook_environ(harness)))
+    graphify = graphify_of(harness)
     if hooks.directory is None:
         yield Violation(
             "D-008",
@@ -66,7 +116,11 @@ def _trigger(harness: Harness) -> Iterator[Violation]:
             fix="run `graphify update .` here after commits, or point MISHKAN_GRAPHIFY_GRAPH "
             "at the primary checkout's graph",
         )
-    missing = [name for name, present in hooks.installed.items() if not present]
+    # only the hooks this release's `graphify hook install` installs (0.8.31:
+    # post-commit and post-checkout): the fix printed must be able to install them
+    missing = [
+        name for name, present in hooks.installed.items() if not present and name in graphify.hooks
+    ]
     if "post-commit" in missing:
         elsewhere = (
             gr.markers_in(hooks.builtin)
@@ -115,7 +169,7 @@ def _graphs(harness: Harness) -> Iterator[Violation]:
     env = hook_environ(harness)
     project = harness.project
     graphs = gr.existing_graphs(env, project)  # two names for one file are one graph
-    split = _split(harness)
+    split = _split(harness, graphify_of(harness))
     if len(graphs) > 1:
         newest, mtime = graphs[0]
         others = ", ".join(f"{harness.label(p)} ({_age(m, mtime)} older)" for p, m in graphs[1:])
@@ -163,7 +217,7 @@ def _graphs(harness: Harness) -> Iterator[Violation]:
             )
 
 
-def _split(harness: Harness) -> tuple[str, str] | None:
+def _split(harness: Harness, graphify: gr.Graphify) -> tuple[str, str] | None:
     """(problem, fix) when D-008's ``.graphify/`` and graphify's default
     ``graphify-out`` are not one directory, so a graphify run or refresh hook
     from a shell without ``GRAPHIFY_OUT=.graphify`` writes a graph the hook
@@ -198,7 +252,7 @@ def _split(harness: Harness) -> tuple[str, str] | None:
             f"{gr.D008_OUT}; by hand: `{cd} && {link} && echo {gr.LINK_IGNORE} >> .gitignore`",
         )
     moved = f"{gr.DEFAULT_OUT}.old"
-    rebuild = "graphify extract . --code-only --force"
+    rebuild = gr.extract_command(gr.DEFAULT_OUT, graphify)  # through the link: no GRAPHIFY_OUT
     if layout.default == "a directory":
         what = f"{gr.DEFAULT_OUT}/ is a second real directory beside {gr.D008_OUT}/"
     elif layout.link is not None:

@@ -179,8 +179,10 @@ def ensure_claude_cli(version: str = CLAUDE_CODE_VERSION) -> Path:
 
 
 def graphify_bin_dir() -> Path:
-    """The directory holding the ``graphify`` script of this interpreter's env."""
-    return Path(sys.executable).parent
+    """The directory holding the ``graphify`` script of this interpreter's env,
+    or of the release a test runs on (tests/e2e/graphify_axis.py)."""
+    chosen = os.environ.get("MISHKAN_E2E_GRAPHIFY_BIN")
+    return Path(chosen) if chosen else Path(sys.executable).parent
 
 
 def ensure_graphify() -> Path:
@@ -196,7 +198,7 @@ def ensure_graphify() -> Path:
         ) from None
     if version != GRAPHIFY_VERSION:
         raise E2ESetupError(f"e2e: {GRAPHIFY_DIST} {version} installed, {GRAPHIFY_VERSION} pinned")
-    exe = graphify_bin_dir() / "graphify"
+    exe = Path(sys.executable).parent / "graphify"  # this env's, whichever release a test is on
     if not exe.is_file():
         found = shutil.which("graphify")
         if found is None:

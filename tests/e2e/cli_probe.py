@@ -345,6 +345,7 @@ def _npm_versions() -> list[str]:
 def bisect(key: str, low: str, high: str, keep: str | None) -> int:
     """The first version in (low, high] of the npm list that has feature
     ``key``, assuming ``low`` lacks it and it stays once it comes."""
+    from bench import graphify_versions  # one bisection for both axes
     from mishkan_core.claude_cli import parse
     from tests.e2e.cli_install import ensure_claude_cli
 
@@ -362,17 +363,11 @@ def bisect(key: str, low: str, high: str, keep: str | None) -> int:
                               "completed": got.notes["completed"]}), flush=True)  # fmt: skip
         return seen[version]
 
-    if has(span[0]) or not has(span[-1]):
+    last, first = graphify_versions.bisect(span, lambda version: bool(has(version)))
+    if last is None or first is None:
         print(f"bisect: {key} is not absent at {span[0]} and present at {span[-1]}")
         return 1
-    a, b = 0, len(span) - 1  # span[a] lacks it, span[b] has it
-    while b - a > 1:
-        mid = (a + b) // 2
-        if has(span[mid]):
-            b = mid
-        else:
-            a = mid
-    print(json.dumps({"feature": key, "last_without": span[a], "first": span[b]}), flush=True)
+    print(json.dumps({"feature": key, "last_without": last, "first": first}), flush=True)
     return 0
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.e2e import graphify_axis
 from tests.e2e.cli_install import REPO_ROOT, cli_versions, ensure_claude_cli, ensure_graphify
 from tests.e2e.harness import Claude, ScenarioRun, cli_variants
 
@@ -40,6 +41,14 @@ def claude_bin(request: pytest.FixtureRequest) -> Claude:
 @pytest.fixture(scope="session")
 def graphify_bin() -> Path:
     return ensure_graphify()
+
+
+@pytest.fixture(scope="module", params=graphify_axis.versions(), ids=lambda v: f"graphify-{v}")
+def graphify_release(request: pytest.FixtureRequest) -> Iterator[graphify_axis.Release]:
+    """The graphify axis: each release of MISHKAN_E2E_GRAPHIFY (default: the
+    supported range's ends), first on the harness's PATH while its tests run."""
+    with graphify_axis.on_path(graphify_axis.release(request.param)) as chosen:
+        yield chosen
 
 
 @pytest.fixture(scope="session", autouse=True)

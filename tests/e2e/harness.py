@@ -288,9 +288,13 @@ def commit_change(project: Project, extra_env: dict[str, str] | None = None) -> 
 
 
 def build_graph(project: Project, graphify: Path) -> dict[str, Any]:
-    """``graphify extract . --code-only`` with ``GRAPHIFY_OUT=.graphify``; returns graph.json."""
+    """``graphify extract . --code-only`` (``update .`` on a release whose
+    extract needs an LLM key) with ``GRAPHIFY_OUT=.graphify``; returns graph.json."""
+    from mishkan_core import graph_refresh
+
     env = {"PATH": base_path(), "HOME": str(project.home), "GRAPHIFY_OUT": ".graphify"}
-    run([str(graphify), "extract", ".", "--code-only"], cwd=project.repo, env=env)
+    argv = graph_refresh.build_argv(graph_refresh.graphify_at(str(graphify)))
+    run([str(graphify), *argv[1:]], cwd=project.repo, env=env)
     graph: dict[str, Any] = json.loads(project.graph.read_text(encoding="utf-8"))
     return graph
 

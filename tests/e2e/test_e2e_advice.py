@@ -7,6 +7,8 @@ a search marked with the per-call opt-out, runs a graphify lookup that exits
 non-zero, then reads the file that lookup named and a file it did not name.
 Beside it, the graph the hook's unit tests use is rebuilt with real graphify,
 and every `explain` argument its index chose is resolved by graphify itself.
+All of it on every release of the graphify axis (tests/e2e/graphify_axis.py;
+0.8.31 and 0.9.96): the advice is in the dialect of the release on PATH.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import json
 import shlex
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,9 @@ import pytest
 
 import graphify_nudge
 import graphify_nudge_index
+from bench import _graphify
+from tests.e2e import graphify_axis
+from tests.e2e.graphify_axis import Release
 from tests.e2e.harness import (
     AGENT_FILE,
     MARKER,
@@ -49,6 +53,7 @@ pytestmark = pytest.mark.e2e
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MINI = REPO_ROOT / "tests" / "hook" / "data" / "mini"
 MINI_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "mini.graph.json"
+MINI_GRAPH_OLDEST = REPO_ROOT / "tests" / "hook" / "data" / "mini-0.8.31.graph.json"
 #: issue 23: Go, Rust, Ruby, PHP and JavaScript shapes (tests/hook/test_languages.py)
 POLYGLOT = REPO_ROOT / "tests" / "hook" / "data" / "polyglot"
 POLYGLOT_GRAPH = REPO_ROOT / "tests" / "hook" / "data" / "polyglot.graph.json"
@@ -56,6 +61,9 @@ OTHER_REL = "src/overlay/util.py"  # never named by the failing lookup
 #: a lookup an agent types with a partial name: graphify exits 3, "Ambiguous:
 #: 'apply' matches 2 nodes in src/overlay/core.py", naming the file
 FAILING_LOOKUP = "graphify explain apply --graph .graphify/graph.json"
+#: a lookup of a name the graph does not hold: graphify 0.9.96 exits 4; 0.8.31
+#: prints "No node matching" and exits 0, so the CLI fires PostToolUse
+MISSING_LOOKUP = "graphify explain no_such_name_here --graph .graphify/graph.json"
 OPT_OUT = {
     "command": "grep -rn merge_layer src",
     "description": f"{graphify_nudge.OPT_OUT_MARKER} where merge_layer is spelled out",
@@ -110,6 +118,8 @@ def _script(repo: Path) -> dict[str, list[Any]]:
             ToolUse("opt_out", "Bash", OPT_OUT),
             ToolUse("failed_lookup", "Bash", {"command": FAILING_LOOKUP,
                                               "description": "Ask the code graph"}),
+            ToolUse("missing_lookup", "Bash", {"command": MISSING_LOOKUP,
+                                               "description": "Ask the code graph again"}),
             ToolUse("read_named", "Read", {"file_path": str(repo / SOURCE_REL)}),
             ToolUse("read_other", "Read", {"file_path": str(repo / OTHER_REL)}),
             Text("done"),
@@ -119,14 +129,14 @@ def _script(repo: Path) -> dict[str, list[Any]]:
 
 @pytest.fixture(scope="module")
 def session(
-    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_bin: Path
+    tmp_path_factory: pytest.TempPathFactory, claude_bin: Claude, graphify_release: Release
 ) -> ScenarioRun:
-    root = tmp_path_factory.mktemp("advice")
+    root = tmp_path_factory.mktemp(f"advice-{graphify_release.version}")
     project = make_project(root)
-    build_graph(project, graphify_bin)
+    build_graph(project, graphify_release.bin)
     install_hook(project, "advise", cap=10, log_events=EVENTS)
     _register_post_tool_use_failure(project)
-    env = {"PATH": f"{graphify_bin.parent}:/usr/bin:/bin", "HOME": str(project.home),
+    env = {"PATH": f"{graphify_release.bin.parent}:/usr/bin:/bin", "HOME": str(project.home),
            "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
     built = run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
                 cwd=project.repo, env=env)  # fmt: skip
@@ -140,8 +150,8 @@ def session(
         extra_args=["--plugin-dir", str(_plugin(root))],
     )
     assert result.cli.returncode == 0, result.diagnostics()
-    missing = [k for k in ("launch", "grep", "opt_out", "failed_lookup", "read_other")
-               if k not in result.ids]  # fmt: skip
+    missing = [k for k in ("launch", "grep", "opt_out", "failed_lookup", "missing_lookup",
+                           "read_other") if k not in result.ids]  # fmt: skip
     assert not missing, f"the CLI never reached {missing}\n{result.diagnostics()}"
     assert not [e for e in result.telemetry if e.get("event") == "self_disable"]
     return result
@@ -174,14 +184,20 @@ def test_a_plugin_agent_is_in_scope_and_nudged(session: ScenarioRun) -> None:
 
 
 def test_the_unique_symbol_advisory_names_its_site_and_its_command_resolves(
-    session: ScenarioRun,
+    session: ScenarioRun, graphify_release: Release
 ) -> None:
     advisory = _advisory_after(session, "grep")
     assert f'holds one definition of "{SYMBOL}": "{SOURCE_REL}:23"' in advisory
     call = session.telemetry_call("grep")
     assert (call["index"], call["sites"]) == ("current", 1)
     command = _commands(advisory)[0]
-    assert command == (f"graphify explain '{SOURCE_REL}::{SYMBOL}' --graph '.graphify/graph.json'")
+    # the release's dialect: `path::name` from 0.9.x, the bare (unique) name before
+    arg = (
+        f"{SOURCE_REL}::{SYMBOL}"
+        if graphify_nudge_index.EXPLAIN_PATH_NAME in graphify_release.accepts
+        else SYMBOL
+    )
+    assert command == f"graphify explain '{arg}' --graph '.graphify/graph.json'"
     done = subprocess.run(shlex.split(command), cwd=session.project.repo,
                           env=tool_env(session.project), capture_output=True, text=True,
                           timeout=120, check=False)  # fmt: skip
@@ -213,20 +229,44 @@ def test_the_adrs_metadata_opt_out_is_rejected_by_the_cli(session: ScenarioRun) 
     assert session.hook_inputs("PreToolUse", "metadata_read") == []
 
 
-def test_a_failed_lookup_is_recorded_and_its_file_is_not_readvised(session: ScenarioRun) -> None:
-    failures = session.hook_inputs("PostToolUseFailure", "failed_lookup")
-    assert failures and failures[0]["error"].startswith("Exit code 3")
-    assert "tool_response" not in failures[0]
-    tid = session.tool_use_id("failed_lookup")
-    results = [e for e in session.telemetry
-               if e.get("event") == "lookup_result" and e.get("tool_use_id") == tid]  # fmt: skip
-    assert [(r["failed"], r["exit_code"], r["files"]) for r in results] == [(True, 3, 1)]
+def _lookup_results(session: ScenarioRun, key: str) -> list[tuple[Any, Any, Any]]:
+    tid = session.tool_use_id(key)
+    return [(e["failed"], e["exit_code"], e["files"]) for e in session.telemetry
+            if e.get("event") == "lookup_result" and e.get("tool_use_id") == tid]  # fmt: skip
+
+
+def test_a_failed_lookup_is_recorded_and_its_file_is_not_readvised(
+    session: ScenarioRun, graphify_release: Release
+) -> None:
+    if graphify_nudge_index.EXPLAIN_EXIT_CODES in graphify_release.accepts:
+        # exit 3, "Ambiguous", naming core.py: PostToolUseFailure
+        failures = session.hook_inputs("PostToolUseFailure", "failed_lookup")
+        assert failures and failures[0]["error"].startswith("Exit code 3")
+        assert "tool_response" not in failures[0]
+        assert _lookup_results(session, "failed_lookup") == [(True, 3, 1)]
+        missing = session.hook_inputs("PostToolUseFailure", "missing_lookup")
+        assert missing and missing[0]["error"].startswith("Exit code 4")
+        assert _lookup_results(session, "missing_lookup") == [(True, 4, 0)]
+    else:
+        # 0.8.31 answers the first match (`apply_overlay()` in core.py) and exits
+        # 0; a name it does not hold is "No node matching", exit 0 too: the CLI
+        # fires PostToolUse, never PostToolUseFailure, and the hook records the
+        # miss as failed from graphify's own words
+        for key in ("failed_lookup", "missing_lookup"):
+            assert session.hook_inputs("PostToolUseFailure", key) == []
+            assert session.hook_inputs("PostToolUse", key)
+        ((failed, code, files),) = _lookup_results(session, "failed_lookup")
+        assert (failed, code) == (False, None) and files >= 1  # core.py and its neighbours
+        assert _lookup_results(session, "missing_lookup") == [(True, None, 0)]
     named = session.telemetry_call("read_named")
     assert (named["decision"], named["reason"]) == ("silent", "consulted_file")
     other = session.telemetry_call("read_other")
     assert other["decision"] == "nudge"
     command = _commands(_advisory_after(session, "read_other"))[0]
-    assert command == f"graphify explain '{OTHER_REL}' --graph '.graphify/graph.json'"
+    if graphify_nudge_index.EXPLAIN_PATH_NAME in graphify_release.accepts:
+        assert command == f"graphify explain '{OTHER_REL}' --graph '.graphify/graph.json'"
+    else:  # no `explain PATH` on 0.8.31: the file's node id
+        assert command.startswith("graphify explain '") and OTHER_REL not in command
     done = subprocess.run(shlex.split(command), cwd=session.project.repo,
                           env=tool_env(session.project), capture_output=True, text=True,
                           timeout=120, check=False)  # fmt: skip
@@ -237,12 +277,15 @@ def test_a_failed_lookup_is_recorded_and_its_file_is_not_readvised(session: Scen
 
 
 def _graph_of(source: Path, work: Path, graphify: Path) -> dict[str, Any]:
+    from mishkan_core import graph_refresh
+
     shutil.copytree(source, work)
     git(work, "init", "-q", "-b", "main")
     git(work, "add", "-A")
     git(work, "commit", "-q", "-m", "init")
     env = {"PATH": f"{graphify.parent}:/usr/bin:/bin", "HOME": str(work.parent)}
-    run([str(graphify), "extract", ".", "--code-only"], cwd=work, env=env)
+    argv = graph_refresh.build_argv(graph_refresh.graphify_at(str(graphify)))
+    run([str(graphify), *argv[1:]], cwd=work, env=env)
     graph: dict[str, Any] = json.loads((work / "graphify-out" / "graph.json").read_text())
     assert graph["built_at_commit"] == head_sha(work)
     return graph
@@ -253,39 +296,11 @@ def _shape(graph: dict[str, Any]) -> set[tuple[Any, ...]]:
     return {tuple(node.get(k) for k in keys) for node in graph["nodes"]}
 
 
-#: run in the e2e env's interpreter, where graphifyy 0.9.96 is installed
-RESOLVE = """
-import json, sys
-from graphify.serve import _resolve_single_node
-from networkx.readwrite import json_graph
-
-raw = json.loads(open(sys.argv[1]).read())
-g = json_graph.node_link_graph({**raw, "directed": True}, edges="links")
-wrong = []
-for line in open(sys.argv[2]).read().splitlines():
-    kind, key, payload = line.split("\\t", 2)
-    if kind == "f":
-        nid, _ = _resolve_single_node(g, payload or key)
-        if nid is None or g.nodes[nid].get("source_file") != key:
-            wrong.append(f"file {key}: {payload or key} -> {nid}")
-        continue
-    for name, _path, _line, arg, node_id, *_scope in json.loads(payload)[1]:
-        nid, _ = _resolve_single_node(g, arg)
-        if nid != node_id:
-            wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")
-print(json.dumps(wrong))
-"""
-
-
-def _resolve_all(graph_path: Path, index_lines: list[bytes], work: Path) -> list[str]:
-    """Every explain argument of an index, resolved by graphify 0.9.96 itself
-    (`_resolve_single_node`, what `graphify explain` calls)."""
-    lines = work / "index-lines.txt"
-    lines.write_bytes(b"".join(line + b"\n" for line in index_lines))
-    done = subprocess.run([sys.executable, "-c", RESOLVE, str(graph_path), str(lines)],
-                          capture_output=True, text=True, timeout=600, check=True)  # fmt: skip
-    wrong: list[str] = json.loads(done.stdout)
-    return wrong
+def _resolve_all(
+    graph_path: Path, index_lines: list[bytes], work: Path, release: Release
+) -> list[str]:
+    """Every explain argument of an index, resolved by that graphify release itself."""
+    return _graphify.resolve_all(release.python, graph_path, index_lines, work)
 
 
 @pytest.mark.parametrize(("source", "kept"), [(MINI, MINI_GRAPH), (POLYGLOT, POLYGLOT_GRAPH)])
@@ -296,14 +311,23 @@ def test_the_unit_test_graph_is_what_graphify_builds(
     assert _shape(built) == _shape(json.loads(kept.read_text()))
 
 
+def test_the_unit_test_graph_of_the_oldest_release_is_what_it_builds(tmp_path: Path) -> None:
+    """tests/hook/test_graphify_releases.py reads graphify 0.8.31's graph of the same project."""
+    oldest = graphify_axis.release(graphify_nudge_index.GRAPHIFY_OLDEST)
+    built = _graph_of(MINI, tmp_path / "mini", oldest.bin)
+    assert _shape(built) == _shape(json.loads(MINI_GRAPH_OLDEST.read_text()))
+
+
 @pytest.mark.parametrize("which", ["mini", "polyglot", "fixture_repo"])
 def test_graphify_resolves_every_argument_the_index_chose(
-    tmp_path: Path, graphify_bin: Path, which: str
+    tmp_path: Path, graphify_release: Release, which: str
 ) -> None:
     source = {"mini": MINI, "polyglot": POLYGLOT}.get(which, REPO_ROOT / "tests/e2e/fixture_repo")
-    graph = _graph_of(source, tmp_path / which, graphify_bin)
-    graph_file = str(tmp_path / which / "graphify-out" / "graph.json")
-    lines = graphify_nudge_index._index_lines(*graphify_nudge_index._load_graph(graph_file))
-    assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
+    graph = _graph_of(source, tmp_path / which, graphify_release.bin)
     graph_path = tmp_path / which / "graphify-out" / "graph.json"
-    assert _resolve_all(graph_path, lines, tmp_path) == []
+    nodes, links, _ = graphify_nudge_index._load_graph(str(graph_path))
+    lines = graphify_nudge_index._index_lines(
+        nodes, links, str(graph_path), graphify_release.accepts
+    )
+    assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
+    assert _resolve_all(graph_path, lines, tmp_path, graphify_release) == []

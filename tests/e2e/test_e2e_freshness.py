@@ -19,6 +19,11 @@ On the e2e fixture project, whose graph is where D-008 keeps it
 6. ``mishkan sprint-close`` re-extracts the graph and writes a report that
    passes ``mishkan ingest-lint``.
 
+Each runs on every release of the graphify axis (tests/e2e/graphify_axis.py:
+0.8.31 and 0.9.96 by default), with the commands in that release's dialect:
+``update . --force`` where ``extract --code-only`` needs an LLM key, and
+only the git hooks its ``hook install`` installs.
+
 The measured timings are printed on one line each (``freshness timing: ...``)
 for docs/sprint_close.md.
 """
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -34,7 +40,9 @@ from typing import Any
 
 import pytest
 
+import graphify_nudge_index as gi
 from mishkan_core import graph_refresh
+from tests.e2e.graphify_axis import Release
 from tests.e2e.harness import (
     Claude,
     Project,
@@ -103,6 +111,26 @@ def _install(project: Project, capsys: pytest.CaptureFixture[str]) -> str:
     _timing(capsys, "mishkan install", time.monotonic() - started)
     install_hook(project, None, cap=10)  # None: graphify_nudge is installed above
     return proc.stdout + proc.stderr
+
+
+def _out_of_the_way(project: Project) -> None:
+    """graphify 0.8.31 writes graphify-out/manifest.json whatever GRAPHIFY_OUT
+    says (its detect.py), so a harness that built D-008's .graphify/ with it also
+    has a real graphify-out/, and install, which never moves anything, cannot
+    link it. Then the way out install prints is taken, as printed."""
+    default = project.repo / "graphify-out"
+    if default.is_symlink() or not default.is_dir():
+        return
+    assert not (default / "graph.json").exists(), sorted(p.name for p in default.iterdir())
+    argv = [*mishkan_command(), "install", "--project", str(project.repo), "--mode",
+            "telemetry", "--python", sys.executable]  # fmt: skip
+    done = run(argv, cwd=project.root, env=_shell_env(project))
+    note = done.stdout + done.stderr
+    assert "are both real directories" in note, note
+    step = note.split("To keep D-008's: `", 1)[1].split("`", 1)[0]
+    assert step == f"cd {project.repo} && mv graphify-out graphify-out.old", note
+    run(["/bin/sh", "-c", step], cwd=project.root, env=_shell_env(project))
+    shutil.rmtree(project.repo / "graphify-out.old")  # the note's last step: only a manifest
 
 
 def install_refresh_hook(project: Project, install_output: str) -> str:
@@ -185,23 +213,31 @@ def _sprint_close(project: Project) -> tuple[Path, float, str]:
 def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     tmp_path: Path,
     claude_bin: Claude,
-    graphify_bin: Path,
+    graphify_release: Release,
     capsys: pytest.CaptureFixture[str],
     graphify_out: str | None,
 ) -> None:
     project = make_project(tmp_path)
     _the_other_agents(project)
-    build_graph(project, graphify_bin)  # D-008's layout: .graphify/graph.json
+    build_graph(project, graphify_release.bin)  # D-008's layout: .graphify/graph.json
     before = _graph(project.graph)
+    _out_of_the_way(project)
     install_output = _install(project, capsys)
     assert "graph layout: linked graphify-out -> .graphify" in install_output, install_output
 
     started = time.monotonic()  # 1
     command = install_refresh_hook(project, install_output)
     _timing(capsys, f"`{command}`", time.monotonic() - started)
-    # graphify's merge driver line names graphify-out/graph.json; git never sees a
-    # path under a symlink and D-008 ignores the graph, so no merge ever uses it
-    assert graph_refresh.merge_attr_out(project.repo) == "graphify-out"
+    # graphify's merge driver line (0.9.x) names graphify-out/graph.json; git never
+    # sees a path under a symlink and D-008 ignores the graph, so no merge uses it
+    driver = graph_refresh.merge_attr_out(project.repo)
+    assert driver in ("graphify-out", None), driver
+    if gi.HOOK_POST_MERGE in graphify_release.accepts:
+        assert driver == "graphify-out"
+    hooks = graph_refresh.git_hooks(project.repo).installed
+    assert [name for name, present in hooks.items() if present] == list(
+        graphify_release.graphify.hooks
+    )  # the hooks that release's `hook install` writes: routing check asks for no others
     ignored = run(["git", "check-ignore", "graphify-out", ".graphify/graph.json"],
                   cwd=project.repo, env=_shell_env(project))  # fmt: skip
     assert ignored.stdout.split() == ["graphify-out", ".graphify/graph.json"]
@@ -229,7 +265,9 @@ def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     read = graph_refresh.hook_graph({}, project.repo)
     assert read is not None and read.resolve() == _one_graph(project).resolve()
     after = _graph(read)
-    missing = {n["id"] for n in before["nodes"]} - {n["id"] for n in after["nodes"]}
+    # (0.8.x's reference placeholders, `str` at a referring line, may be renumbered)
+    kept = {n["id"] for n in before["nodes"]} - gi._placeholders(before.get("links"))
+    missing = kept - {n["id"] for n in after["nodes"]}
     assert missing == set(), f"the graph the hook read lost {sorted(missing)}"
     assert [n["source_file"] for n in after["nodes"] if n["label"] == NEW_FUNCTION] == [
         "src/overlay/util.py"
@@ -244,19 +282,22 @@ def test_the_graph_stays_fresh_and_whole_through_a_commit_and_sprint_close(
     _timing(capsys, "mishkan sprint-close (full re-extract included)", seconds)
     text = artifact.read_text(encoding="utf-8")
     assert text.startswith("---\nmishkan: ingest\n")
+    ran = " ".join(graph_refresh.extract_argv(graphify_release.graphify))
+    assert f"ran `{ran}`" in out, out  # in the release's dialect, and it ran
     assert "wrote `.graphify/graph.json`" in text and "which is HEAD" in text
     assert "Refresh trigger (graphify's post-commit hook): installed" in text
     assert "graphify hook install" not in out  # installed: nothing left to prepare
     whole = _graph(_one_graph(project))  # still one graph, re-extracted whole at HEAD
     assert whole["built_at_commit"] == new_head
     # every node the hook read (the working tree also holds the installed hook copy)
-    assert {n["id"] for n in after["nodes"]} <= {n["id"] for n in whole["nodes"]}
+    kept = {n["id"] for n in after["nodes"]} - gi._placeholders(after.get("links"))
+    assert kept <= {n["id"] for n in whole["nodes"]}
     with capsys.disabled():
         print(f"\nfreshness: sprint-close said:\n{out}")
 
 
 def test_without_the_link_a_commit_writes_a_partial_graph_and_routing_check_names_the_fix(
-    tmp_path: Path, graphify_bin: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, graphify_release: Release, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The trap itself, with real graphify: D-008's ``.graphify/``, graphify's
     hooks installed with ``GRAPHIFY_OUT=.graphify``, a commit from a shell
@@ -264,7 +305,7 @@ def test_without_the_link_a_commit_writes_a_partial_graph_and_routing_check_name
     changed file; ``routing check`` flags it, and its fix, run as printed,
     leaves one whole graph."""
     project = make_project(tmp_path)
-    build_graph(project, graphify_bin)
+    build_graph(project, graphify_release.bin)
     before = _graph(project.graph)
     env = _shell_env(project)
     run(["/bin/sh", "-c", "GRAPHIFY_OUT=.graphify graphify hook install"], cwd=project.repo,
@@ -295,12 +336,14 @@ def test_without_the_link_a_commit_writes_a_partial_graph_and_routing_check_name
     assert len(two) == 1, findings
     assert "the hook reads the newest, graphify-out/graph.json" in two[0]
     fix = two[0].split("fix: `", 1)[1].split("`", 1)[0]
-    assert fix.endswith("ln -s .graphify graphify-out && graphify extract . --code-only --force")
+    rebuild = graph_refresh.extract_command("graphify-out", graphify_release.graphify)
+    assert fix.endswith(f"ln -s .graphify graphify-out && {rebuild}"), fix
     run(["/bin/sh", "-c", fix], cwd=project.root, env=env)
     assert refresh_findings() == []
     whole = _graph(_one_graph_after_fix(project))
     assert whole["built_at_commit"] == new_head
-    assert {n["id"] for n in before["nodes"]} <= {n["id"] for n in whole["nodes"]}
+    kept = {n["id"] for n in before["nodes"]} - gi._placeholders(before.get("links"))
+    assert kept <= {n["id"] for n in whole["nodes"]}
     assert any(n["label"] == NEW_FUNCTION for n in whole["nodes"])
 
 

@@ -57,6 +57,9 @@ def write_graph(
     graph.parent.mkdir(parents=True, exist_ok=True)
     body: dict[str, Any] = {
         "directed": True,
+        # 0.9.96 records its release before the nodes (the hook reads it there
+        # when no index names the release: graphify_nudge._records_release)
+        "graph": {"schema_version": 1, "graphify_version": "0.9.96"},
         "nodes": [{"id": "src_app_apply_overlay", "label": "apply_overlay()"}],
         "links": [],
         "hyperedges": [],

@@ -232,6 +232,23 @@ def test_a_failed_lookup_is_recorded_and_its_files_are_not_readvised(mini: Hook)
     assert mini.call("Read", {"file_path": str(mini.repo / "web/classic.ts")})  # not named
 
 
+def test_a_lookup_that_finds_nothing_and_exits_0_is_recorded_as_failed(mini: Hook) -> None:
+    """graphify 0.8.31 (D-008's) prints "No node matching" and exits 0: the CLI
+    fires PostToolUse, never PostToolUseFailure (tests/e2e/test_e2e_advice.py)."""
+    for command, stdout in (
+        ("graphify explain nothing_here", "No node matching 'nothing_here' found.\n"),
+        ("graphify query 'who calls nothing_here'", "No matching nodes found.\n"),
+        ("graphify explain only_here", "Node: only_here()\n  Source:    src/mini/other.py L8\n"),
+    ):
+        response = {"stdout": stdout, "stderr": "", "interrupted": False}
+        mini.call("Bash", {"command": command})
+        mini.call("Bash", {"command": command}, event="PostToolUse", tool_response=response)
+    results = [e for e in mini.events() if e["event"] == "lookup_result"]
+    assert [(r["failed"], r["exit_code"], r["files"]) for r in results] == [
+        (True, None, 0), (True, None, 0), (False, None, 1),
+    ]  # fmt: skip
+
+
 def test_the_bash_description_opt_out(mini: Hook) -> None:
     marked = {"command": "rg only_here src", "description": "[skip-graphify-nudge] a TODO hunt"}
     assert mini.call("Bash", marked) == ""

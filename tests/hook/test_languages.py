@@ -191,7 +191,8 @@ def test_search_symbol_shapes(pattern: str, found: tuple[str, str] | None) -> No
 
 def test_the_index_keys_names_as_written() -> None:
     graph = str(DATA / "polyglot.graph.json")
-    lines = graphify_nudge_index._index_lines(*graphify_nudge_index._load_graph(graph), graph)
+    nodes, links, _ = graphify_nudge_index._load_graph(graph)
+    lines = graphify_nudge_index._index_lines(nodes, links, graph)
     keys = {line.split(b"\t")[1].decode() for line in lines if line.startswith(b"s\t")}
     assert {"Widget", "widget", "empty?", "save!", "Shop", "Cart", "__construct"} <= keys
     assert not {k for k in keys if "::" in k or k != k.strip()}

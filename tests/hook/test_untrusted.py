@@ -46,7 +46,8 @@ def node(nid: str, label: str, source: str, line: int = 1, **more: Any) -> dict[
 def graph_repo(base: Path, nodes: list[dict[str, Any]], built_at: bool = True) -> Hook:
     """A repository with one commit and a committed graph.json of `nodes`."""
     repo = make_repo(base / "repo")
-    graph: dict[str, Any] = {"directed": True, "nodes": nodes, "links": [], "hyperedges": []}
+    graph: dict[str, Any] = {"directed": True, "graph": {"graphify_version": "0.9.96"},
+                             "nodes": nodes, "links": [], "hyperedges": []}  # fmt: skip
     if built_at:
         graph["built_at_commit"] = git(repo, "rev-parse", "HEAD")
     (repo / ".graphify").mkdir()

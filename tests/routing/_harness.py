@@ -153,6 +153,8 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(world.home))
+    # no graphify of this machine's on PATH: its release would change the findings
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
     for key, value in GIT_ENV.items():
         monkeypatch.setenv(key, value)
     return world

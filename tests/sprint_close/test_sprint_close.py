@@ -17,6 +17,7 @@ import pytest
 
 from mishkan_core import graph_refresh, sprint_close
 from mishkan_core.cli import build_parser
+from tests import graphify_layout
 from tests.metrics.helpers import Telemetry
 
 NOW = datetime(2026, 12, 9, 12, 0, tzinfo=timezone.utc)
@@ -184,6 +185,28 @@ def test_an_agents_shell_prepares_the_re_extract_instead_of_running_it(tmp_path:
     assert code == 0, err
     assert "graphify extract . --code-only --force    # the full re-extract" in out
     assert not (project / "ran").exists()
+
+
+@pytest.mark.parametrize(
+    ("version", "words"),
+    [("0.8.31", "graphify update . --force"), ("0.9.96", "graphify extract . --code-only --force")],
+)
+def test_the_re_extract_is_in_the_dialect_of_the_graphify_that_runs_it(
+    tmp_path: Path, version: str, words: str
+) -> None:
+    """0.8.31's extract needs an LLM key even with --code-only (docs/versions.md):
+    the command prepared, and the one run, is `update . --force` there."""
+    project = _project(tmp_path)
+    _telemetry(project).trigger("s1", "nathan")
+    graphify = graphify_layout.venv(tmp_path / "venv", version, 'echo "$@" > "$0.argv"; exit 7')
+    env = _env(tmp_path, CLAUDECODE="1")
+    code, out, err = _close(env, "--project", str(project), "--graphify", f"{graphify}/graphify")
+    assert code == 0, err
+    assert f"{words}    # the full re-extract" in out
+    code, out, err = _close(_env(tmp_path), "--project", str(project), "--graphify",
+                            f"{graphify}/graphify", "--extract", "run")  # fmt: skip
+    assert code == 2 and f"{' '.join(words.split()[:2])} exited 7" in err, err
+    assert (graphify / "graphify.argv").read_text().split() == words.split()[1:]
 
 
 def _fake_graphify(tmp_path: Path, body: str) -> Path:
