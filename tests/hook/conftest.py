@@ -121,7 +121,9 @@ class Hook:
         self.repo = repo
         self.telemetry = telemetry
         self.env: dict[str, str] = {
-            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            # not the developer's PATH: the index builder reads the release of
+            # the graphify found there, and its dialect would change the advice
+            "PATH": "/usr/bin:/bin",
             "CLAUDE_PROJECT_DIR": str(repo),
             "MISHKAN_TELEMETRY_DIR": str(telemetry),
             "MISHKAN_GRAPHIFY_NUDGE": mode,
