@@ -197,8 +197,12 @@ def test_the_installed_wheel_installs_the_hook_from_a_clean_venv(
                 "MISHKAN_TELEMETRY_DIR": str(tmp_path / "telemetry")}  # fmt: skip
     calls = [e for e in _pre_tool_use(command, project, hook_env) if e["event"] == "call"]
     assert [(c["agent"], c["trigger"]) for c in calls] == [("hizkiah", True)]
+    # the hook's bytecode: install's, in the user's cache, none in the project
     tag = f"cpython-{version.replace('.', '')}"
-    assert (project / "payload/mishkan/hooks/__pycache__" / f"graphify_nudge.{tag}.pyc").is_file()
+    cache = tmp_path / ".cache" / "mishkan" / "pycache"
+    hooks = project / "payload" / "mishkan" / "hooks"
+    assert (cache.joinpath(*hooks.parts[1:]) / f"graphify_nudge.{tag}.pyc").is_file()
+    assert not list(project.rglob("*.pyc"))
     _run([mishkan, "install", "--project", str(project), "--uninstall"], env=env)
     assert tree(project) == before
 
@@ -210,6 +214,9 @@ def test_the_installed_wheel_installs_the_hook_from_a_clean_venv(
     hook_env["MISHKAN_TELEMETRY_DIR"] = str(tmp_path / "telemetry-plugin")
     calls = [e for e in _pre_tool_use(command, project, hook_env) if e["event"] == "call"]
     assert [(c["agent"], c["trigger"]) for c in calls] == [("hizkiah", True)]
+    # a plugin ships none: its first call wrote the hook's own, in the user's cache
+    assert (cache.joinpath(*(plugin / "hooks").parts[1:]) / f"graphify_nudge.{tag}.pyc").is_file()
+    assert not list(plugin.rglob("*.pyc"))
     _run([mishkan, "install", "--scope", "plugin", "--plugin-dir", str(plugin), "--uninstall"],
          env=env)  # fmt: skip
     assert tree(plugin) == before
