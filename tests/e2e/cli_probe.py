@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 from dataclasses import dataclass, field
@@ -38,8 +37,8 @@ from tests.e2e.harness import (
     Claude,
     Project,
     ScenarioRun,
-    base_path,
     make_project,
+    plugin_validate,
     run_scenario,
     scenario,
 )
@@ -316,15 +315,8 @@ def _probe_validate(claude: Claude | Path, root: Path, home: Path) -> dict[str, 
     broken = {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [
         {"type": "command", "command": "true", "timeout": "10"}]}]}}  # fmt: skip
     (root / "hooks" / "hooks.json").write_text(json.dumps(broken))
-    env = {"HOME": str(home), "PATH": base_path(), "DISABLE_AUTOUPDATER": "1"}
-
-    def validate(*flags: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(claude), "plugin", "validate", *flags, str(root)],
-                              capture_output=True, text=True, timeout=120, env=env,
-                              check=False)  # fmt: skip
-
-    plain = validate()
-    strict = validate("--strict")
+    plain = plugin_validate(claude, root, home)
+    strict = plugin_validate(claude, root, home, "--strict")
     return {
         "plugin_validate_hooks": plain.returncode == 1 and "timeout" in plain.stdout,
         "plugin_validate_strict": "unknown option '--strict'" not in strict.stderr,

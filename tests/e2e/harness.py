@@ -199,6 +199,17 @@ def base_path() -> str:
     return f"{graphify_bin_dir()}:/usr/local/bin:/usr/bin:/bin"
 
 
+def plugin_validate(
+    claude: Claude | Path, plugin: Path, home: Path, *flags: str
+) -> subprocess.CompletedProcess[str]:
+    """``claude plugin validate [flags] PLUGIN`` with ``home`` as HOME (never the user's)."""
+    return subprocess.run(
+        [str(claude), "plugin", "validate", *flags, str(plugin)],
+        capture_output=True, text=True, timeout=120, check=False,
+        env={"HOME": str(home), "PATH": base_path(), "DISABLE_AUTOUPDATER": "1"},
+    )  # fmt: skip
+
+
 def git(
     repo: Path, *args: str, date: str | None = None, extra_env: dict[str, str] | None = None
 ) -> str:

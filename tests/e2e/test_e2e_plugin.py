@@ -45,6 +45,7 @@ from tests.e2e.harness import (
     make_project,
     mishkan_command,
     nudge_count,
+    plugin_validate,
     run,
     run_scenario,
 )
@@ -159,11 +160,7 @@ def session(
 
 def _validate(claude: Claude, plugin: Path, home: Path) -> subprocess.CompletedProcess[str]:
     strict = ["--strict"] if claude.has("plugin_validate_strict") else []
-    return subprocess.run(
-        [str(claude), "plugin", "validate", *strict, str(plugin)],
-        capture_output=True, text=True, timeout=120, check=False,
-        env={"HOME": str(home), "PATH": base_path(), "DISABLE_AUTOUPDATER": "1"},
-    )  # fmt: skip
+    return plugin_validate(claude, plugin, home, *strict)
 
 
 def test_claude_plugin_validate_passes(
