@@ -84,7 +84,7 @@ STAMPED = 4
 #: the gate: a spread sample of about GATE_SAMPLE lines in which sentences make up
 #: GATE_PROSE of the width or more cannot reach MIN_SHARE (every document IL601
 #: fires on in the corpus samples under 0.07)
-GATE_SAMPLE = 20
+GATE_SAMPLE = 32
 GATE_PROSE = 0.3
 # the commonest function words, for the gate (a subset: the sample underestimates);
 # the pattern opens with a space, which the regex engine scans for quickly
