@@ -27,6 +27,7 @@ EXPECTED = {
     "imports-table.fixture": "IL402",
     "note-schema-with-a-line.fixture": "IL502",
     "reverse-call-index.fixture": "IL303",
+    "short-drawn-tree.fixture": "IL601",
     "ruby-unlabelled-fence.fixture": "IL502",
     "symbol-bullets-line-n.fixture": "IL303",
     "symbol-table-line-column.fixture": "IL303",

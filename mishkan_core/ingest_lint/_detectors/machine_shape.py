@@ -62,6 +62,9 @@ MIN_SHARE = 0.75
 OUTPUT_SHARE = 0.5
 #: and this many lines of it: a few snippets stamped alike are examples, not a listing
 MIN_OUTPUT = 20
+#: or MIN_LISTING lines (or line-widths), when they make up MIN_SHARE of the content and
+#: their structure is drawn: tree prefixes, or compact lines (a minified file's few)
+DRAWN = frozenset(("tree", "compact"))
 # bulk: machine width, a higher share, and the part of it in runs no sentence breaks
 MIN_MACHINE = 40.0
 BULK_SHARE = 0.8
@@ -381,9 +384,13 @@ def _verdict(shape: Shape) -> str | None:
     pasted = shape.share >= MIN_SHARE or shape.in_runs >= OUTPUT_SHARE * shape.content
     # (lines, or line-widths: a minified file is a few lines of 1,000 characters)
     props = None  # the shape model's properties, measured only where they are read
-    if pasted and max(len(shape.listing), shape.machine) >= MIN_OUTPUT:
+    size = max(len(shape.listing), shape.machine)
+    if pasted and size >= MIN_LISTING:
         props = Properties(shape.listing)
-        if props.machine_output():
+        # a short listing is output when it is most of the content and its structure was
+        # drawn (a tree's prefixes, compact lines): a skeleton or columns alone need more
+        short = shape.share >= MIN_SHARE and not DRAWN.isdisjoint(props.regular())
+        if (size >= MIN_OUTPUT or short) and props.machine_output():
             return (
                 f"machine-shaped: machine output ({', '.join(props.regular())}) makes up "
                 f"{share}, {len(shape.listing)} lines no sentence breaks; shape: "
