@@ -46,6 +46,7 @@ from mishkan_core.ingest_lint._roles import (
     PROSE,
     code_shaped,
     compact,
+    is_neutral_output,
     is_page_markup,
     is_wordy,
     line_roles,
@@ -53,7 +54,7 @@ from mishkan_core.ingest_lint._roles import (
     stripped_lines,
     widths,
 )
-from mishkan_core.ingest_lint._shape import DATA_LANGS, block_sample, lines_reach
+from mishkan_core.ingest_lint._shape import CODE_LANGS, DATA_LANGS, block_sample, lines_reach
 
 #: the share of the content (by width) every shape needs
 MIN_SHARE = 0.75
@@ -82,6 +83,9 @@ MIN_LISTING = 10
 TEMPLATES = 4
 TEMPLATE_COVER = 0.8
 CODE_NAMED = 0.7
+#: a fence this share of whose non-blank lines are machine lines is code (as one labelled
+#: with a programming language is): its comments and docstrings count as machine too
+CODE_FENCE = 0.6
 #: the same sentence or heading this many times is boilerplate, not prose
 STAMPED = 4
 #: the gate: a spread sample of about GATE_SAMPLE lines in which sentences make up
@@ -233,6 +237,23 @@ def _widths(block: Block) -> float:
     return (full - (len(lines) - block.nonblank)) * _scale(block)
 
 
+def _fence_lines(block: Block) -> tuple[list[int], list[int]]:
+    """(the fence's machine lines, its other non-blank lines that count as machine): a
+    fence of code (labelled with a programming language, or CODE_FENCE of its lines
+    machine) holds its comments and docstrings as part of the code, as IL502 counts
+    them; a log line or a frame in it stays neutral. Only the first are the listing
+    the properties read."""
+    marks = line_roles(block)
+    found = list(compress(range(len(marks)), map(eq, marks, repeat(MACHINE))))
+    if len(found) >= block.nonblank or not found:
+        return found, []
+    if block.lang not in CODE_LANGS and len(found) < CODE_FENCE * block.nonblank:
+        return found, []
+    texts = stripped_lines(block)
+    others = compress(range(len(marks)), map(ne, marks, repeat(MACHINE)))
+    return found, [i for i in others if texts[i] and not is_neutral_output(texts[i])]
+
+
 def _out_of_reach(most: float, prose: float) -> bool:
     """MIN_SHARE is out of reach with ``most`` machine width at the very most (with a
     margin for the order the widths are summed in: these sums are not the verdict's)."""
@@ -280,7 +301,8 @@ def measure(doc: Document) -> Shape:
     for block in sorted(fenced, key=lambda b: b.nonblank):
         if _out_of_reach(most, prose):
             return Shape()
-        machine = sum(compress(widths(block), map(eq, line_roles(block), repeat(MACHINE))))
+        ws = widths(block)
+        machine = sum(map(ws.__getitem__, sorted(sum(_fence_lines(block), []))))
         most += machine * _scale(block) - _widths(block)
     if _out_of_reach(most, prose):
         return Shape()
@@ -300,24 +322,34 @@ def _shape(blocks: list[Block], stamped: set[str], *, together: bool = True) -> 
         ws = widths(block)
         lines = block.lines
         scale = _scale(block)
+        found, code = _fence_lines(block) if block.fenced else ([], [])
         if block.fenced and together:
-            found = list(compress(range(len(marks)), map(eq, marks, repeat(MACHINE))))
             if not found:
                 continue
-            weights = [ws[i] * scale for i in found]
+            every = sorted(found + code) if code else found
+            weights = [ws[i] * scale for i in every]
             machine = reduce(add, weights, machine)
             run = reduce(add, weights, run)
             listing.extend(map(lines.__getitem__, found))
-            for i, weight in zip(found, weights):
+            for i in found:
+                weight = ws[i] * scale
                 if weight >= 1.5 and nests_deep(lines[i]):
                     nested += weight
             if shape.first is None:
                 shape.first = (block.start + found[0], lines[found[0]])
             continue
         texts = stripped_lines(block)
-        for i in compress(range(len(marks)), map(ne, marks, repeat(NEUTRAL))):
+        counted = set(code)
+        for i in range(len(marks)):
             role = marks[i]
+            if role == NEUTRAL and i not in counted:
+                continue
             weight = ws[i]
+            if i in counted:  # a comment or docstring of a fence of code
+                weight *= scale
+                machine += weight
+                run += weight
+                continue
             if role == HUMAN and texts[i] not in stamped:
                 human += weight
                 continue
