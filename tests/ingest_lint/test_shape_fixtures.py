@@ -26,6 +26,7 @@ EXPECTED = {
     "imports-space-separated.fixture": "IL402",
     "imports-table.fixture": "IL402",
     "note-schema-with-a-line.fixture": "IL502",
+    "report-in-sections.fixture": "IL601",
     "reverse-call-index.fixture": "IL303",
     "short-drawn-tree.fixture": "IL601",
     "ruby-unlabelled-fence.fixture": "IL502",

@@ -36,7 +36,12 @@ from operator import add, eq, ne, not_
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
 from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
-from mishkan_core.ingest_lint._properties import Properties, printed_key, skeleton_of
+from mishkan_core.ingest_lint._properties import (
+    IDENTIFIERS,
+    Properties,
+    printed_key,
+    skeleton_of,
+)
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
     LINE,
@@ -83,6 +88,10 @@ MIN_LISTING = 10
 TEMPLATES = 4
 TEMPLATE_COVER = 0.8
 CODE_NAMED = 0.7
+#: machine output by sections: this share of lines repeat the skeleton of a line beside
+#: them (read on SECTION_SAMPLE spread runs of three lines), the lines naming code
+SECTIONS = 0.6
+SECTION_SAMPLE = 16
 #: a fence this share of whose non-blank lines are machine lines is code (as one labelled
 #: with a programming language is): its comments and docstrings count as machine too
 CODE_FENCE = 0.6
@@ -100,6 +109,8 @@ _HINT = re.compile(
 )
 _HINT_OPENS = ("The ", "This ", "We ", "It ", "A ", "An ", "In ", "To ", "When ", "If ")
 _BRACKET = re.compile(r"[][(){}]")
+# a number or a mark of structure: what a line of words alone does not hold
+_NOT_WORDS = re.compile(r"[\d\"'`()<>=\[\]{}]")
 # a name as code writes it: qualified, called, snake_case, camelCase, a path, a
 # `code span`, a <tag>, a line/column position, or a memory address
 _CODE_NAME = re.compile(
@@ -430,8 +441,37 @@ def _verdict(shape: Shape) -> str | None:
             )
     message = _other_shape(shape, share)
     if message is None:
-        return None
+        if props is None or size < MIN_OUTPUT or props.identifiers < IDENTIFIERS:
+            return None
+        # a report in sections, each a list stamped from its own template: more
+        # templates than the skeleton's four, but each line's repeated next to it
+        sections = _sections(shape.listing)
+        if sections < SECTIONS:
+            return None
+        return (
+            f"machine-shaped: machine output (sections) makes up {share}, "
+            f"{len(shape.listing)} lines no sentence breaks; shape: "
+            f"{props.describe(prose)}, sections* {sections:.2f}"
+        )
     return f"{message}; shape: {(props or Properties(shape.listing)).describe(prose)}"
+
+
+def _sections(listing: list[str]) -> float:
+    """The share of lines whose skeleton one of the next two lines repeats (an entry of
+    one or two lines stamped again and again), on SECTION_SAMPLE spread runs of three
+    lines; a line of words alone (a name, a phrase: its skeleton "a…") repeats none."""
+    lines = [line.strip() for line in listing if line.strip()]
+    starts = len(lines) - 2
+    if starts < 1:
+        return 0.0
+    step = max(1.0, starts / SECTION_SAMPLE)
+    picked = sorted({int(k * step) for k in range(min(starts, SECTION_SAMPLE))})
+    repeated = 0
+    for i in picked:
+        first, second, third = (skeleton_of(line) for line in lines[i : i + 3])
+        if first in (second, third) and (first.strip("a… .,;:!?") or _NOT_WORDS.search(lines[i])):
+            repeated += 1
+    return repeated / len(picked)
 
 
 def _other_shape(shape: Shape, share: str) -> str | None:
