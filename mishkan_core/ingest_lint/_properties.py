@@ -91,6 +91,10 @@ _EDGE_WORDS = (
 _NOT_PUNCTUATION = bytes(b for b in range(256) if chr(b) not in "{}()[];=<>+*/%&|^!~\\$@:,.'\"`#-")
 
 
+# a table's border: a cell's edge, or a rule of three or more
+_BORDER = re.compile(r"[|+]|[-=]{3,}")
+
+
 def skeleton_of(line: str, limit: int | None = LONG) -> str:
     """The line's skeleton: names, numbers and strings replaced by one letter, and a run
     of them ("a, a, a") collapsed, so list lines of any length share one (of the first
@@ -140,6 +144,20 @@ def _columns(lines: list[str]) -> float:
     if len(shared) < 2:
         return 0.0
     return sum(1 for found in starts if len(found & shared) >= 2) / len(lines)
+
+
+def _borders(lines: list[str]) -> int:
+    """The characters of markup among the lines' punctuation: a table row's borders
+    ("| a | b |", "+---+---+") and a bullet's marker ("- item")."""
+    found = 0
+    for line in lines:
+        row = line.strip()
+        first = row[:1]
+        if first in ("|", "+") and row[-1:] in ("|", "+"):
+            found += sum(map(len, _BORDER.findall(row)))
+        elif first in ("-", "*") and row[1:2] == " ":
+            found += 1
+    return found
 
 
 def _named(tokens: list[list[str]]) -> int:
@@ -226,7 +244,8 @@ class Properties:
         heads = [line[:LONG] for line in lines]
         data = "\n".join(heads).encode("utf-8", "surrogatepass")
         chars = len(data.translate(None, b" \t\n"))
-        marks = len(data.translate(None, _NOT_PUNCTUATION))
+        # a table row's cell borders ("| a | b |") are markup, not code's punctuation
+        marks = len(data.translate(None, _NOT_PUNCTUATION)) - _borders(heads)
         tokens = list(map(str.split, heads))
         words = sum(map(len, tokens))
         long_width = 0
