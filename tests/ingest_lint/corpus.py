@@ -167,8 +167,9 @@ def score_documents(
     return result
 
 
-#: the bar of issue 12 for leaving one family out
-FAMILY_BAR = 0.90
+#: the bar for leaving one family out: issue 12 set 0.90, issue 24 raised it to the
+#: recall bar
+FAMILY_BAR = 0.95
 PRECISION_BAR = 0.98
 
 

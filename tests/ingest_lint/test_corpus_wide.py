@@ -2,7 +2,7 @@
 6+ languages, written and real accept documents, and two held-out splits.
 
 The bars: precision >= 0.98 and recall >= 0.95 on everything, and leave one
-family out (every family's detectors off in turn) still catching 0.90 of the
+family out (every family's detectors off in turn) still catching 0.95 of the
 family with precision >= 0.98. The labelled public corpus joins in when
 ``../shared`` is present (tests/shared_data.py decides skip or fail otherwise).
 """
@@ -97,7 +97,7 @@ def _families(documents: list[Labelled], title: str) -> None:
     rows = leave_one_family_out(documents)
     table = f"{title}\n{family_table(rows)}"
     SUMMARIES.append(table)
-    assert all(row.meets_bar for row in rows), table
+    assert all(row.rate >= RECALL_BAR and row.meets_bar for row in rows), table
 
 
 def test_precision_and_recall_on_our_corpus() -> None:

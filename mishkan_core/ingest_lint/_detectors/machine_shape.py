@@ -313,7 +313,8 @@ def measure(doc: Document) -> Shape:
         if _out_of_reach(most, prose):
             return Shape()
         ws = widths(block)
-        machine = sum(map(ws.__getitem__, sorted(sum(_fence_lines(block), []))))
+        found, code = _fence_lines(block)
+        machine = sum(map(ws.__getitem__, sorted(found + code) if code else found))
         most += machine * _scale(block) - _widths(block)
     if _out_of_reach(most, prose):
         return Shape()
