@@ -148,15 +148,14 @@ def _columns(lines: list[str]) -> float:
 
 def _borders(lines: list[str]) -> int:
     """The characters of markup among the lines' punctuation: a table row's borders
-    ("| a | b |", "+---+---+") and a bullet's marker ("- item")."""
-    found = 0
-    for line in lines:
-        row = line.strip()
-        first = row[:1]
-        if first in ("|", "+") and row[-1:] in ("|", "+"):
-            found += sum(map(len, _BORDER.findall(row)))
-        elif first in ("-", "*") and row[1:2] == " ":
-            found += 1
+    ("| a | b |", "+---+---+") and a bullet's marker ("- item"). Bullets are counted in
+    C; rows are read only when a line opens with a border."""
+    text = "\n" + "\n".join(map(str.strip, lines))
+    found = text.count("\n- ") + text.count("\n* ")
+    if "\n|" in text or "\n+" in text:
+        for row in text.split("\n"):
+            if row[:1] in ("|", "+") and row[-1:] in ("|", "+"):
+                found += sum(map(len, _BORDER.findall(row)))
     return found
 
 

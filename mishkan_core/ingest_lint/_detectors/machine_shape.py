@@ -8,7 +8,7 @@ is worth 25 ordinary lines); lines of a data fence (JSON, YAML...) count half,
 as in IL502, since a config or payload example is data, not derived structure.
 The same sentence stamped four times or more is boilerplate, not prose.
 
-A document fires when machine lines make up most of it, in one of three shapes:
+A document fires when machine lines make up most of it, in one of these shapes:
 
 * **bulk**: long runs of machine lines that no sentence breaks: a pasted
   listing, dump or source file with a line of introduction;
@@ -17,6 +17,12 @@ A document fires when machine lines make up most of it, in one of three shapes:
 * **regular listing**: lines stamped from a few templates (once names, numbers
   and strings are normalised), nearly every one naming code: one line per
   symbol, module, edge or node, as tools print them.
+
+Before these, **machine output**: the shape model's regularity properties
+(``_properties.py``) over a pasted listing (20 lines, or 10 when they are most of the
+content and drawn: a tree, compact lines); after them, **sections**: a report of
+short lists, each stamped from its own template (a line's skeleton repeated by one
+of the next two), naming code.
 
 The specific detectors run first and claim what they recognise (their messages
 say more); this one sees only what they left. A cheap look at a sample of lines
@@ -253,16 +259,23 @@ def _fence_lines(block: Block) -> tuple[list[int], list[int]]:
     fence of code (labelled with a programming language, or CODE_FENCE of its lines
     machine) holds its comments and docstrings as part of the code, as IL502 counts
     them; a log line or a frame in it stays neutral. Only the first are the listing
-    the properties read."""
+    the properties read (cached on the block; read them, never change them)."""
+    cached = block.cache.get("fence_lines")
+    if isinstance(cached, tuple):
+        return cached
     marks = line_roles(block)
     found = list(compress(range(len(marks)), map(eq, marks, repeat(MACHINE))))
-    if len(found) >= block.nonblank or not found:
-        return found, []
-    if block.lang not in CODE_LANGS and len(found) < CODE_FENCE * block.nonblank:
-        return found, []
-    texts = stripped_lines(block)
-    others = compress(range(len(marks)), map(ne, marks, repeat(MACHINE)))
-    return found, [i for i in others if texts[i] and not is_neutral_output(texts[i])]
+    code: list[int] = []
+    if (
+        found
+        and len(found) < block.nonblank
+        and (block.lang in CODE_LANGS or len(found) >= CODE_FENCE * block.nonblank)
+    ):
+        texts = stripped_lines(block)
+        others = compress(range(len(marks)), map(ne, marks, repeat(MACHINE)))
+        code = [i for i in others if texts[i] and not is_neutral_output(texts[i])]
+    block.cache["fence_lines"] = (found, code)
+    return found, code
 
 
 def _out_of_reach(most: float, prose: float) -> bool:
