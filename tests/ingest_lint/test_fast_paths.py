@@ -151,6 +151,19 @@ def test_the_properties_read_as_each_line_on_its_own(lines: list[str]) -> None:
     assert [{m.end() - 1 for m in _FIELD.finditer(text)} for text in expanded] == starts
 
 
+def test_a_fence_s_code_lines_counted_until_known_as_all_counted() -> None:
+    from mishkan_core.ingest_lint._shape import _code_line_count
+
+    counted = 0
+    for doc in _documents():
+        for block in doc.blocks:
+            if block.fenced:
+                counted += 1
+                quick = _code_line_count(block, float("inf"))
+                assert quick == _code_line_count(block, float("inf"), early=False), doc.path
+    assert counted > 500
+
+
 # --------------------------------------------------------------------------- the backstop
 
 
