@@ -151,6 +151,15 @@ def test_the_properties_read_as_each_line_on_its_own(lines: list[str]) -> None:
     assert [{m.end() - 1 for m in _FIELD.finditer(text)} for text in expanded] == starts
 
 
+@settings(max_examples=1000, deadline=None)
+@given(_LISTING_LINE)
+def test_the_edge_pattern_finds_an_edge_where_its_plain_form_does(line: str) -> None:
+    from mishkan_core.ingest_lint._properties import _EDGE, _EDGE_FAST
+
+    # searched after a line break, as _edges searches it
+    assert (_EDGE_FAST.search("\n" + line) is None) == (_EDGE.search(line) is None), line
+
+
 def test_a_fence_s_code_lines_counted_until_known_as_all_counted() -> None:
     from mishkan_core.ingest_lint._shape import _code_line_count
 
