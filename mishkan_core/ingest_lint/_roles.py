@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import compress, repeat
+from itertools import compress, filterfalse, repeat
 from operator import not_, truediv
 
 from mishkan_core.ingest_lint._model import Block
@@ -347,14 +347,15 @@ def _settle(
     if not fenced and "#" in text:
         rest.update(compress(every, map(str.startswith, stripped, repeat("#"))))
         rest -= blank
-    todo = [i for i in every if i not in blank and i not in rest]
+    todo = list(filterfalse((blank | rest).__contains__, every))
     # the third: a strong function word is a sentence, unless the line is compact (long);
     # a weak one alone may be, or not: _role judges
-    plain = []
-    for i, words in zip(todo, map(str.split, map(stripped.__getitem__, todo))):
-        if FUNCTION_WORDS.isdisjoint(words):
-            plain.append(i)
-        elif _STRONG.isdisjoint(words) or len(stripped[i]) >= LONG_LINE:
+    splits = list(map(str.split, map(stripped.__getitem__, todo)))
+    # the lines without a function word (most of a listing's), told in C
+    none = list(map(FUNCTION_WORDS.isdisjoint, splits))
+    plain = list(compress(todo, none))
+    for i, words in compress(zip(todo, splits), map(not_, none)):
+        if _STRONG.isdisjoint(words) or len(stripped[i]) >= LONG_LINE:
             rest.add(i)
         else:
             code_indent = block.lines[i].startswith(_CODE_INDENT)
@@ -370,13 +371,17 @@ def _settle(
             pieces.update(compress(every, map(str.__contains__, stripped, repeat(piece))))
     if ":" in text and _COLON_DIGITS.search(text):
         pieces.update(compress(every, map(_COLON_DIGITS.search, stripped)))
-    listing = []
-    for i in plain:
-        line = stripped[i]
-        if len(line) < LONG_LINE and (i in leading or (i in pieces and is_neutral_output(line))):
-            out[i] = NEUTRAL
-        else:
-            listing.append(i)
+    listing = plain  # (without a start or a piece of one, no line is one)
+    if leading or pieces:
+        listing = []
+        for i in plain:
+            line = stripped[i]
+            if len(line) < LONG_LINE and (
+                i in leading or (i in pieces and is_neutral_output(line))
+            ):
+                out[i] = NEUTRAL
+            else:
+                listing.append(i)
     # the last: in a fence, code_shaped's quick answer or no phrase (is_wordy's first);
     # outside, no markup and no phrase: MACHINE, which ``out`` holds already
     last: set[int] = set()

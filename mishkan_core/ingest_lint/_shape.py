@@ -423,14 +423,22 @@ def code_line_count(block: Block, prose_budget: float = float("inf")) -> int:
     return count
 
 
-def _code_line_count(block: Block, budget: float) -> tuple[int, bool]:
+def _code_line_count(block: Block, budget: float, *, early: bool = True) -> tuple[int, bool]:
     lang = block.lang
     if block.fenced and (lang in CODE_LANGS or lang in DATA_LANGS):
         return block.nonblank, True
     if block.fenced:
         # An unlabelled fence that is mostly code is a listing: comments in it are code too.
-        shaped = sum(1 for line in block.lines if is_code_line(line) and not is_frame(line))
-        if shaped >= 0.6 * block.nonblank:
+        # counted until the answer is known: once 0.6 of the lines are, the rest cannot
+        # change it (``_code_line_count(block, budget, early=False)`` counts them all)
+        enough = 0.6 * block.nonblank
+        shaped = 0
+        for line in block.lines:
+            if is_code_line(line) and not is_frame(line):
+                shaped += 1
+                if shaped >= enough and early:
+                    return block.nonblank, True
+        if shaped >= enough:
             return block.nonblank, True
         # comment lines say nothing either way: judge the rest
         comments = sum(1 for line in block.lines if line.lstrip().startswith(_COMMENT_STARTS))

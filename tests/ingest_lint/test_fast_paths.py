@@ -151,6 +151,51 @@ def test_the_properties_read_as_each_line_on_its_own(lines: list[str]) -> None:
     assert [{m.end() - 1 for m in _FIELD.finditer(text)} for text in expanded] == starts
 
 
+@settings(max_examples=1000, deadline=None)
+@given(_LISTING_LINE)
+def test_the_edge_pattern_finds_an_edge_where_its_plain_form_does(line: str) -> None:
+    from mishkan_core.ingest_lint._properties import _EDGE, _EDGE_FAST
+
+    # searched after a line break, as _edges searches it
+    assert (_EDGE_FAST.search("\n" + line) is None) == (_EDGE.search(line) is None), line
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_LISTING_LINE, min_size=4, max_size=20))
+def test_the_columns_read_padded_as_line_by_line(lines: list[str]) -> None:
+    from mishkan_core.ingest_lint._properties import _columns
+
+    assert _columns(lines) == _columns(lines, padded=False)
+
+
+def test_the_columns_of_every_labelled_block_read_padded_as_line_by_line() -> None:
+    from mishkan_core.ingest_lint._properties import LONG, _columns, spread
+
+    measured = 0
+    for doc in _documents():
+        for block in doc.blocks:
+            lines = [line for line in spread(block.lines) if line.strip()]
+            if len(lines) >= 4:
+                measured += 1
+                assert _columns(lines) == _columns(lines, padded=False), doc.path
+                wide = [line + " " * LONG + "  x" for line in lines]  # past the cut
+                assert _columns(wide) == _columns(wide, padded=False), doc.path
+    assert measured > 500
+
+
+def test_a_fence_s_code_lines_counted_until_known_as_all_counted() -> None:
+    from mishkan_core.ingest_lint._shape import _code_line_count
+
+    counted = 0
+    for doc in _documents():
+        for block in doc.blocks:
+            if block.fenced:
+                counted += 1
+                quick = _code_line_count(block, float("inf"))
+                assert quick == _code_line_count(block, float("inf"), early=False), doc.path
+    assert counted > 500
+
+
 # --------------------------------------------------------------------------- the backstop
 
 
