@@ -114,8 +114,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--split",
         default="all",
-        help="tune, heldout, heldout2, shape-tune, all (these together), first-contact or "
-        "first-contact-2 (alone)",
+        help="tune, heldout, heldout2, shape-tune, all (these together), first-contact, "
+        "first-contact-2 or first-contact-3 (alone)",
     )
     parser.add_argument("--markdown", help="also write the report to FILE")
     parser.add_argument("-v", "--verbose", action="store_true", help="list every miss")

@@ -40,12 +40,20 @@ from tests.shared_data import missing
 RECALL_BAR = 0.95
 FAMILIES = frozenset((GRAPH_DUMP, PARSE_TREE, SYMBOL_TABLE, CALL_GRAPH, BULK_SOURCE))
 SPLITS = frozenset(
-    ("tune", "heldout", "heldout2", "shape-tune", "first-contact", "first-contact-2")
+    (
+        "tune",
+        "heldout",
+        "heldout2",
+        "shape-tune",
+        "first-contact",
+        "first-contact-2",
+        "first-contact-3",
+    )
 )
 
 
 #: scored once, at the end, and reported (test_first_contact_splits_are_reported), never tuned on
-FIRST_CONTACT = ("first-contact", "first-contact-2")
+FIRST_CONTACT = ("first-contact", "first-contact-2", "first-contact-3")
 
 
 def _ours() -> list[Labelled]:
