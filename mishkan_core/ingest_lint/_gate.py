@@ -2,7 +2,8 @@
 is it plainly prose?
 
 A document is plainly prose when every fence in it is a short snippet (fewer than
-``FENCE_LINES`` lines; fewer than ``FENCED_TOTAL`` in all, or fewer than
+``FENCE_LINES`` line-widths, a line weighing as the backstop weighs it, by its length
+over ``LINE``; fewer than ``FENCED_TOTAL`` in all, or fewer than
 ``SNIPPET_SHARE`` of the sentence lines) and every other block is sentences:
 nearly all of its lines hold a sentence's function words with few marks of code, no
 line is longer than prose ever is, and nothing in it has the marks of a listing
@@ -17,6 +18,7 @@ prose document imports neither ``re`` nor the detectors (issue 24's start-up bar
 
 from __future__ import annotations
 
+from mishkan_core.ingest_lint._model import LINE
 from mishkan_core.ingest_lint._words import FUNCTION_WORDS
 
 TYPE_CHECKING = False
@@ -63,13 +65,18 @@ def plainly_prose(doc: Document) -> bool:
     """All of the tests above, the cheapest first (most documents fail one of those):
     the fences' sizes, then each other block's marks in a few C-level scans of its
     text, and only then its lines one by one."""
-    fenced = 0
+    fenced = 0.0  # line-widths
     for block in doc.blocks:
         if block.fenced:
-            # a few lines can hold a long dump: a minified file, an AST on one line
-            if block.nonblank >= FENCE_LINES or len(block.text) > FENCE_LINES * 100:
+            # a few lines can hold a long dump (a minified file, an AST on one line): a
+            # line weighs by its width, as the backstop weighs it, whose short drawn
+            # listing fires from 10 line-widths (issue 24: 7 lines, 746 characters did)
+            if block.nonblank >= FENCE_LINES or len(block.text) >= FENCE_LINES * LINE:
                 return False
-            fenced += block.nonblank
+            width = sum(max(1.0, len(line.strip()) / LINE) for line in block.lines if line.strip())
+            if width >= FENCE_LINES:
+                return False
+            fenced += width
     prose = [block for block in doc.blocks if not block.fenced]
     for block in prose:
         text = block.text

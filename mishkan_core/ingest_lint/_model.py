@@ -17,6 +17,10 @@ BACKSTOP = "backstop"
 META = "meta"
 INPUT = "input"
 
+#: the width of a line of prose: a longer line weighs more (the gate, the backstop, the
+#: prose measure all weigh a line as max(1, its length / LINE))
+LINE = 80.0
+
 
 #: single characters a block counts from its punctuation alone (see ``_Counts``)
 _PROFILED = '"{}()[]:;=<>|-`@#\t\x7f'

@@ -25,7 +25,7 @@ from collections import Counter
 from itertools import compress, filterfalse, repeat
 from operator import not_, truediv
 
-from mishkan_core.ingest_lint._model import Block
+from mishkan_core.ingest_lint._model import LINE, Block
 from mishkan_core.ingest_lint._properties import printed_key
 from mishkan_core.ingest_lint._shape import KEYWORDS
 from mishkan_core.ingest_lint._words import FUNCTION_WORDS, WEAK_WORDS
@@ -190,10 +190,6 @@ def is_page_markup(line: str) -> bool:
         return False
     bare = _HTML_TAG.sub("", line)
     return len(bare) < len(line) and len(bare.strip()) <= 0.5 * len(line)
-
-
-#: the width of a line of prose: a longer line weighs more (the backstop, the prose measure)
-LINE = 80.0
 
 
 def stripped_lines(block: Block) -> list[str]:

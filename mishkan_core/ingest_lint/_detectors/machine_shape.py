@@ -41,7 +41,7 @@ from operator import add, eq, ne, not_
 
 from mishkan_core.ingest_lint._detectors import register
 from mishkan_core.ingest_lint._detectors._common import excerpt
-from mishkan_core.ingest_lint._model import BACKSTOP, Block, Document, Hit
+from mishkan_core.ingest_lint._model import BACKSTOP, LINE, Block, Document, Hit
 from mishkan_core.ingest_lint._properties import (
     IDENTIFIERS,
     Properties,
@@ -50,7 +50,6 @@ from mishkan_core.ingest_lint._properties import (
 )
 from mishkan_core.ingest_lint._roles import (
     HUMAN,
-    LINE,
     MACHINE,
     MARKUP,
     NEUTRAL,
