@@ -68,26 +68,28 @@ _CODE_WORD = re.compile(
     r"|\w(?:\(|_(?<=[A-Za-z0-9]_)[A-Za-z0-9][\w$]*|[A-Z](?<=[a-z][A-Z])[\w$]*|x(?<=0x)[0-9A-Fa-f]+)"
 )
 # an edge between two names: a relation word or an arrow
+_RELATIONS = (
+    r"calls|called by|imports|imported by|uses|used by|requires|depends on|extends"
+    r"|inherits from|includes|references|invokes"
+)
+_ARROWS = ("->", "-->", "=>", "→", "<-")
 _EDGE = re.compile(
-    r"\S[ \t]+(?:calls|called by|imports|imported by|uses|used by|requires|depends on|extends"
-    r"|inherits from|includes|references|invokes)[ \t]+\S|\S[ \t]*(?:->|-->|=>|→|<-)[ \t]*\S"
+    r"\S[ \t]+(?:" + _RELATIONS + r")[ \t]+\S|\S[ \t]*(?:" + "|".join(_ARROWS) + r")[ \t]*\S"
 )
 # _EDGE written for speed, searched in a line after a line break: it matches there
 # exactly where _EDGE matches in the line (tests/ingest_lint/test_fast_paths.py). _EDGE
 # opens with "\S", which the engine tries at nearly every character; this form opens at
 # the blank after a name (no blank before it, and the line break added at the start is
 # one) or at an arrow right after a name, so most characters fail on their first test.
-_EDGE_WORDS_OR = (
-    r"calls|called by|imports|imported by|uses|used by|requires|depends on|extends"
-    r"|inherits from|includes|references|invokes"
-)
-_EDGE_AFTER_BLANK = r"[ \t]*(?:(?:" + _EDGE_WORDS_OR + r")[ \t]|->|-->|=>|→|<-)[ \t]*\S"
+_EDGE_AFTER_BLANK = r"[ \t]*(?:(?:" + _RELATIONS + r")[ \t]|" + "|".join(_ARROWS) + r")[ \t]*\S"
 _EDGE_FAST = re.compile(
     r" (?<!\s )"
     + _EDGE_AFTER_BLANK
     + r"|\t(?<!\s\t)"
     + _EDGE_AFTER_BLANK
-    + r"|(?:->(?<=\S->)|-->(?<=\S-->)|=>(?<=\S=>)|→(?<=\S→)|<-(?<=\S<-))[ \t]*\S"
+    + "|(?:"
+    + "|".join(arrow + r"(?<=\S" + arrow + ")" for arrow in _ARROWS)
+    + r")[ \t]*\S"
 )
 #: a literal of every edge _EDGE matches, tested first in C
 _EDGE_WORDS = (
