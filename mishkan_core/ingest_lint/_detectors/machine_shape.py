@@ -365,10 +365,10 @@ def _shape(blocks: list[Block], stamped: set[str], *, together: bool = True) -> 
             continue
         texts = stripped_lines(block)
         counted = set(code)
-        for i in range(len(marks)):
+        # neutral lines are skipped in C; a fence of code's comments are counted, in order
+        kept = compress(range(len(marks)), map(ne, marks, repeat(NEUTRAL)))
+        for i in sorted(counted.union(kept)) if counted else kept:
             role = marks[i]
-            if role == NEUTRAL and i not in counted:
-                continue
             weight = ws[i]
             if i in counted:  # a comment or docstring of a fence of code
                 weight *= scale
