@@ -18,7 +18,7 @@ prose document imports neither ``re`` nor the detectors (issue 24's start-up bar
 
 from __future__ import annotations
 
-from mishkan_core.ingest_lint._model import LINE
+from mishkan_core.ingest_lint._model import LINE, line_widths
 from mishkan_core.ingest_lint._words import FUNCTION_WORDS
 
 TYPE_CHECKING = False
@@ -73,7 +73,7 @@ def plainly_prose(doc: Document) -> bool:
             # listing fires from 10 line-widths (issue 24: 7 lines, 746 characters did)
             if block.nonblank >= FENCE_LINES or len(block.text) >= FENCE_LINES * LINE:
                 return False
-            width = sum(max(1.0, len(line.strip()) / LINE) for line in block.lines if line.strip())
+            width = sum(line_widths([line.strip() for line in block.lines if line.strip()]))
             if width >= FENCE_LINES:
                 return False
             fenced += width

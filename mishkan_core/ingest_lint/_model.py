@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from itertools import repeat
+from operator import truediv
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # (typing, dataclasses and collections cost a pre-commit run their import)
     from typing import Callable
@@ -18,8 +21,13 @@ META = "meta"
 INPUT = "input"
 
 #: the width of a line of prose: a longer line weighs more (the gate, the backstop, the
-#: prose measure all weigh a line as max(1, its length / LINE))
+#: prose measure all weigh lines by line_widths)
 LINE = 80.0
+
+
+def line_widths(stripped: list[str]) -> list[float]:
+    """Each stripped line's width, ``max(1.0, len(line) / LINE)``, computed in C."""
+    return list(map(max, repeat(1.0), map(truediv, map(len, stripped), repeat(LINE))))
 
 
 #: single characters a block counts from its punctuation alone (see ``_Counts``)

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 from itertools import compress, filterfalse, repeat
-from operator import not_, truediv
+from operator import not_
 
-from mishkan_core.ingest_lint._model import LINE, Block
+from mishkan_core.ingest_lint._model import Block, line_widths
 from mishkan_core.ingest_lint._properties import printed_key
 from mishkan_core.ingest_lint._shape import KEYWORDS
 from mishkan_core.ingest_lint._words import FUNCTION_WORDS, WEAK_WORDS
@@ -203,13 +203,12 @@ def stripped_lines(block: Block) -> list[str]:
 
 
 def widths(block: Block) -> list[float]:
-    """Each line's width, ``max(1.0, len(line.strip()) / LINE)``, computed for the block at
+    """Each line's width (``line_widths`` of the stripped lines), computed for the block at
     once in C (cached); read it, never change it."""
     cached = block.cache.get("widths")
     if isinstance(cached, list):
         return cached
-    lengths = map(truediv, map(len, stripped_lines(block)), repeat(LINE))
-    out = block.cache["widths"] = list(map(max, repeat(1.0), lengths))
+    out = block.cache["widths"] = line_widths(stripped_lines(block))
     return out
 
 
@@ -445,7 +444,7 @@ def prose_carried(blocks: list[Block]) -> tuple[bool, float]:
     prose = content = 0.0
     for block in blocks:
         if block.fenced:
-            content += sum(max(1.0, len(line) / LINE) for line in block.lines if line.strip())
+            content += sum(line_widths([line for line in block.lines if line.strip()]))
             continue
         for text, weight, role in zip(stripped_lines(block), widths(block), line_roles(block)):
             if not text:
