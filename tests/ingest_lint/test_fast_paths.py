@@ -151,6 +151,31 @@ def test_the_properties_read_as_each_line_on_its_own(lines: list[str]) -> None:
     assert [{m.end() - 1 for m in _FIELD.finditer(text)} for text in expanded] == starts
 
 
+#: more of what _named and _edges short-cut: marks at a word's ends, relation words
+#: between blanks or tabs, arrows, addresses
+MARKS = [
+    ".", "..", "#", "=", "<", ">", "`", "*", "?", "!", "%", "/", "\\", "'", '"', "::", "a.", ".a",
+    "(a", "a(", "a)", "x:", ":x", "a-", "-a", "a#", "#a", "$", "_", "__a", "0x", "0xff_z", "Ab",
+    "aB", "A_B", "uses", " uses ", "\tcalls\t", " depends on ", " called by ", "calls",
+    " inherits from ", "-->", " -> ", "x->y", "a=>b", "<-", "→", "a@b", "http://a.b/c_d",
+    "\x00", "\t", " ", "日本", "é", "\u2003",
+]  # fmt: skip
+_MARKED_LINE = st.lists(st.sampled_from(NAMES + MARKS), max_size=24).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_MARKED_LINE, min_size=1, max_size=20), st.integers(0, 80))
+def test_the_named_and_edge_lines_read_as_each_line_on_its_own(lines: list[str], long: int) -> None:
+    from mishkan_core.ingest_lint._properties import _edges, _named
+
+    # and a line longer than prose, names and edges in it
+    lines = [*lines, "a.b(c) calls d_e, " * long]
+    tokens = [line.split() for line in lines]
+    named, edges, _, _ = _plain_properties(lines)
+    assert _named(tokens) == named
+    assert _edges(lines, tokens) == edges
+
+
 @settings(max_examples=1000, deadline=None)
 @given(_LISTING_LINE)
 def test_the_edge_pattern_finds_an_edge_where_its_plain_form_does(line: str) -> None:
