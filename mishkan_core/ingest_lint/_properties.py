@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from itertools import compress, repeat
+from itertools import chain, compress, repeat
 from operator import floordiv, gt, mod, not_
 
 #: the most lines a property reads (spread evenly over the listing)
@@ -189,31 +189,43 @@ def _borders(lines: list[str]) -> int:
     return found
 
 
+#: characters no branch of ``_CODE_WORD`` reads at a word's ends, where no name follows
+#: them: a mark there ("lines,", "[12]", "size:", "paragraphs.") names nothing (not "(":
+#: "f(" is called)
+_UNNAMED_ENDS = ",;)[]{}\"'`=<+*/%&|^!~\\?.:-#>"
+
+
 def _named(tokens: list[list[str]]) -> int:
     """The code names of each line, at most one a word, summed: ``_CODE_WORD`` matches
     within a word (no branch reads a blank, and a blank before a word reads as its
     start), so each distinct word is counted once, and only a word that could hold one
-    (a mark, a capital after a small letter, "0x") is read by the pattern, in one pass
-    over those words joined. A word of an e-mail address or a URL is no code name."""
-    counts = dict.fromkeys(set().union(*tokens), 0)
+    (a mark inside it, a capital after a small letter, "0x") is read by the pattern, in
+    one pass over those words joined. A word of an e-mail address or a URL is no code
+    name. The same count as ``_CODE_WORD`` line by line
+    (tests/ingest_lint/test_fast_paths.py)."""
     read = [
         word
-        for word in counts
-        if not (
-            word.isalnum()
-            and "0x" not in word
-            and (word.islower() or word.isupper() or word.istitle() or word.isdigit())
+        for word in set().union(*tokens)
+        if (bare := word.strip(_UNNAMED_ENDS))
+        and not (
+            bare.isalnum()
+            and "0x" not in bare
+            and (bare.islower() or bare.isupper() or bare.istitle() or bare.isdigit())
         )
         and "@" not in word
         and "://" not in word
     ]
+    if not read:
+        return 0
     if any(map(str.__contains__, read, repeat("\x00"))):  # (NUL marks a match below)
-        counts.update((word, len(_CODE_WORD.findall(word))) for word in read)
-    elif read:
+        counts = {word: len(_CODE_WORD.findall(word)) for word in read}
+    else:
         marked = _CODE_WORD.sub("\x00", "\n".join(read)).split("\n")
-        counts.update(zip(read, map(str.count, marked, repeat("\x00"))))
-    count = counts.__getitem__
-    return sum(map(min, map(len, tokens), [sum(map(count, words)) for words in tokens]))
+        counts = dict(zip(read, map(str.count, marked, repeat("\x00"))))
+    count = counts.get  # (None: a word not read, no name)
+    if max(counts.values()) <= 1:  # no line then holds more names than words
+        return sum(filter(None, map(count, chain.from_iterable(tokens))))
+    return sum(map(min, map(len, tokens), [sum(map(count, words, repeat(0))) for words in tokens]))
 
 
 def _edges(heads: list[str], tokens: list[list[str]]) -> int:
