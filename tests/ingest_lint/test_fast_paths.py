@@ -176,6 +176,29 @@ def test_the_named_and_edge_lines_read_as_each_line_on_its_own(lines: list[str],
     assert _edges(lines, tokens) == edges
 
 
+_ASCII_LINE = st.lists(
+    st.sampled_from([piece for piece in NAMES + MARKS + PIECES if piece.isascii()]), max_size=24
+).map("".join)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_ASCII_LINE, max_size=8))
+def test_the_ascii_patterns_match_what_their_plain_forms_do(lines: list[str]) -> None:
+    from mishkan_core.ingest_lint._properties import (
+        _CODE_WORD,
+        _CODE_WORD_ASCII,
+        _TOKEN,
+        _TOKEN_ASCII,
+    )
+
+    # on text of ASCII alone, as the shape model reads it: lines joined
+    text = "\n".join(lines)
+    assert _TOKEN_ASCII.sub("a", text) == _TOKEN.sub("a", text)
+    assert _CODE_WORD_ASCII.sub("\x00", text) == _CODE_WORD.sub("\x00", text)
+    spans = [m.span() for m in _TOKEN.finditer(text)]
+    assert [m.span() for m in _TOKEN_ASCII.finditer(text)] == spans
+
+
 @settings(max_examples=1000, deadline=None)
 @given(_LISTING_LINE)
 def test_the_edge_pattern_finds_an_edge_where_its_plain_form_does(line: str) -> None:
