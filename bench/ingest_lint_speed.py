@@ -12,7 +12,15 @@ the slowest family. ``--baseline-rev`` may be given more than once there: every
 baseline alternates with this checkout in each round, and each gets its columns.
 ``--instructions`` counts, per family, the instructions one pass executes under
 valgrind's callgrind, for this checkout and each baseline: a count that the machine's
-other work does not change, beside the CPU time that it does.
+other work does not change, beside the CPU time that it does. ``--budget`` measures,
+per family and in the same run, what this checkout's lint costs in parts: whole, with
+the format-agnostic backstop (IL601) off (the format detectors alone, their findings'
+shape properties included), and with every detector off (read, split, front matter,
+blocks, gate): what is left for the rest of the lint under the bar.
+
+Rejects are grouped by their D-008 family; a shape fixture that the backstop rejects
+has none (its rule's family is "backstop"), so it gets its own row, outside the bar:
+two small hand-written files, whose MB/s is a few lints' fixed cost, not throughput.
 
 Each measurement is a fresh worker process pinned to one core that lints the
 whole corpus ``--repeat`` times (read from disk, parse, detect, decide) and keeps
@@ -47,6 +55,12 @@ BAR_MB_S = 20.0
 FAMILY_BAR_MB_S = 15.0
 #: the commit before issue 12's work: main when the branch was cut
 BASELINE_REV = "47db6e0"
+#: the rows the family bar is read on: the accepts and D-008's five families
+BARRED = frozenset(
+    ("accept", "graph-dump", "parse-tree", "symbol-table", "call-graph", "bulk-source")
+)
+#: --budget's arms: what each switches off (every detector: "all")
+BUDGET = (("whole lint", ""), ("without IL601", "IL601"), ("no detector", "all"))
 
 
 def _files(root: Path) -> list[Path]:
@@ -71,11 +85,21 @@ def family_files(corpus: Path) -> dict[str, list[str]]:
     return {family: sorted(paths) for family, paths in sorted(groups.items())}
 
 
-def family_worker(package_root: str, listing: str, repeat: int) -> None:
+def family_worker(package_root: str, listing: str, repeat: int, disable: str = "") -> None:
     """Lint each family's files ``repeat`` times with the package under
-    ``package_root``; print JSON: per family, best CPU seconds and bytes."""
+    ``package_root``, the rule codes in ``disable`` (comma-separated, or "all") off;
+    print JSON: per family, best CPU seconds and bytes."""
     sys.path.insert(0, package_root)
+    from functools import partial
+
     from mishkan_core.ingest_lint._engine import lint_file
+
+    lint = lint_file
+    if disable:  # (this checkout's engine: a baseline's may have no all_rules, no disabled)
+        from mishkan_core.ingest_lint._engine import all_rules
+
+        off = {r.code for r in all_rules()} if disable == "all" else set(disable.split(","))
+        lint = partial(lint_file, disabled=frozenset(off))
 
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -83,18 +107,18 @@ def family_worker(package_root: str, listing: str, repeat: int) -> None:
     out = {}
     for family, files in groups.items():
         for path in files:  # warm
-            lint_file(path)
+            lint(path)
         best = float("inf")
         for _ in range(repeat):
             cpu = time.process_time()
             for path in files:
-                lint_file(path)
+                lint(path)
             best = min(best, time.process_time() - cpu)
         out[family] = {"cpu": best, "bytes": sum(os.path.getsize(p) for p in files)}
     print(json.dumps(out))
 
 
-def _family_command(root: Path, listing: Path, repeat: int) -> list[str]:
+def _family_command(root: Path, listing: Path, repeat: int, disable: str = "") -> list[str]:
     """The command line of a family worker for the package under ``root``."""
     return [
         sys.executable,
@@ -105,21 +129,27 @@ def _family_command(root: Path, listing: Path, repeat: int) -> list[str]:
         str(listing),
         "--repeat",
         str(repeat),
+        "--disable",
+        disable,
     ]
 
 
 def by_family(args: argparse.Namespace, corpus: Path) -> int:
-    """MB/s per family, this checkout against the baseline, alternating (see main)."""
+    """MB/s per family, this checkout against the baselines (or, with ``--budget``, its
+    lint in parts), alternating (see main)."""
     groups = family_files(corpus)
     with tempfile.TemporaryDirectory() as tmp:
         listing = Path(tmp) / "families.json"
         listing.write_text(json.dumps(groups), encoding="utf-8")
-        arms = _arms(args, Path(tmp))
-        runs: dict[str, list[dict[str, dict[str, float]]]] = {arm: [] for arm, _ in arms}
+        if args.budget:
+            arms = [(name, REPO, off) for name, off in BUDGET]
+        else:
+            arms = [(arm, root, "") for arm, root in _arms(args, Path(tmp))]
+        runs: dict[str, list[dict[str, dict[str, float]]]] = {arm: [] for arm, _, _ in arms}
         for _ in range(args.rounds):
-            for arm, root in arms:
+            for arm, root, off in arms:
                 done = subprocess.run(
-                    _family_command(root, listing, args.repeat),
+                    _family_command(root, listing, args.repeat, off),
                     capture_output=True,
                     text=True,
                     check=True,
@@ -130,23 +160,32 @@ def by_family(args: argparse.Namespace, corpus: Path) -> int:
         f"Python {platform.python_version()}; {args.rounds} rounds, best of {args.repeat} "
         "passes each, one core, CPU time"
     )
-    bases = [arm for arm, _ in arms[1:]]
-    head = "".join(f" {rev[:9]:>9s} {'ratio':>6s}" for rev in bases)
+    this, *bases = [arm for arm, _, _ in arms]
+    head = "".join(f" {arm[:13]:>13s} {'ratio':>6s}" for arm in bases)
     print(f"{'family':14s} {'files':>5s} {'MB':>6s} {'MB/s':>7s} {'p95 low':>8s}{head}")
-    if bases:
+    if args.budget:
+        print(
+            "(each part: its median MB/s, then the whole lint's over it: the share of the "
+            "lint's time the part still costs)"
+        )
+    elif bases:
         print("(each baseline: its median MB/s, then this checkout's median MB/s over it)")
     slowest = float("inf")
     for family, files in groups.items():
-        size = runs["this"][0][family]["bytes"]
-        rates = [size / run[family]["cpu"] / 1e6 for run in runs["this"]]
+        size = runs[this][0][family]["bytes"]
+        rates = [size / run[family]["cpu"] / 1e6 for run in runs[this]]
         rate = statistics.median(rates)
         low = sorted(rates)[max(0, int(0.05 * len(rates)))]
-        slowest = min(slowest, rate)
+        if family in BARRED:
+            slowest = min(slowest, rate)
         columns = ""
-        for rev in bases:
-            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs[rev])
-            columns += f" {base_rate:9.1f} {rate / base_rate:6.2f}"
-        print(f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f}{columns}")
+        for arm in bases:
+            base_rate = statistics.median(size / run[family]["cpu"] / 1e6 for run in runs[arm])
+            columns += f" {base_rate:13.1f} {rate / base_rate:6.2f}"
+        note = "" if family in BARRED else "  (no D-008 family: not barred)"
+        print(
+            f"{family:14s} {len(files):5d} {size / 1e6:6.2f} {rate:7.1f} {low:8.1f}{columns}{note}"
+        )
     ok = slowest >= FAMILY_BAR_MB_S
     print(
         f"slowest family: {slowest:.1f} MB/s; bar >= {FAMILY_BAR_MB_S:.0f} MB/s on every family: "
@@ -321,13 +360,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--family-worker", help=argparse.SUPPRESS)
     parser.add_argument("--listing", help=argparse.SUPPRESS)
+    parser.add_argument("--disable", default="", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--budget",
+        action="store_true",
+        help="with --by-family: the lint whole, without IL601 and without any detector",
+    )
     args = parser.parse_args(argv)
     corpus = Path(args.corpus)
     if args.worker:
         worker(args.worker, str(corpus), args.repeat)
         return 0
     if args.family_worker:
-        family_worker(args.family_worker, args.listing, args.repeat)
+        family_worker(args.family_worker, args.listing, args.repeat, args.disable)
         return 0
     if args.instructions:
         return instructions(args, corpus)
