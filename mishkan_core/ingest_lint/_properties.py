@@ -94,8 +94,10 @@ _EDGE_FAST = re.compile(
 #: the first word of every relation _EDGE reads: a blank on each side of it, so a line
 #: holding one holds it as a word of its own (one of the line's ``str.split``)
 _RELATION_WORDS = frozenset(relation.split()[0] for relation in _RELATIONS.split("|"))
-#: a literal of every arrow ("-->" holds "->")
-_ARROW_LITERALS = ("->", "=>", "→", "<-")
+#: a literal of every arrow: those no other arrow is part of ("-->" holds "->")
+_ARROW_LITERALS = tuple(
+    arrow for arrow in _ARROWS if not any(other in arrow for other in _ARROWS if other != arrow)
+)
 # _TOKEN and _CODE_WORD for text of ASCII alone: there "\\w" and "\\d" read the same
 # characters as in any text, and re.ASCII tests them by a table, not Unicode's database
 # (about 1.25x faster). _TOKEN_ASCII tries a name first, the commonest token (its
