@@ -114,11 +114,23 @@ _NOT_PUNCTUATION = bytes(b for b in range(256) if chr(b) not in "{}()[];=<>+*/%&
 _BORDER = re.compile(r"[|+]|[-=]{3,}")
 
 
+def _lettered(text: str) -> str:
+    """``text`` with each name, number and string replaced by one letter, "a" (read by
+    ``_TOKEN``'s ASCII form when the text is ASCII: the same tokens, faster)."""
+    return (_TOKEN_ASCII if text.isascii() else _TOKEN).sub("a", text)
+
+
+def _skeletons(text: str) -> str:
+    """The skeleton of each line of ``text`` (no token, string or run spans a line
+    break, so lines joined get their skeletons in two passes, as one by one)."""
+    return _REPEATS.sub("a…", _lettered(text))
+
+
 def skeleton_of(line: str, limit: int | None = LONG) -> str:
     """The line's skeleton: names, numbers and strings replaced by one letter, and a run
     of them ("a, a, a") collapsed, so list lines of any length share one (of the first
     ``limit`` characters; the backstop's regular-listing test reads whole lines)."""
-    return _REPEATS.sub("a…", _TOKEN.sub("a", line.strip()[:limit]))
+    return _skeletons(line.strip()[:limit])
 
 
 _NO_DIGITS = str.maketrans("", "", "0123456789")
@@ -131,7 +143,7 @@ def printed_key(phrase: str) -> str:
     ("  global time:     69.82" and "self size: 39" share "a a: a"). A key of letters
     and blanks alone ("a a a": "Flexible memory management") would say nothing, so a
     phrase of words alone is its own key."""
-    key = " ".join(_TOKEN.sub("a", phrase[:LONG]).split())
+    key = " ".join(_lettered(phrase[:LONG]).split())
     if key.strip("a "):
         return key
     # words alone: the phrase itself, numbers dropped, is the key ("op0 is compile time
@@ -282,11 +294,9 @@ class Properties:
         n = len(lines) or 1
         # words and nothing else (a sentence, a phrase) have no skeleton to repeat; a
         # quoted name ('"lib/a.js",') or a bracket is structure
-        # the sample's skeletons in two C-level substitutions over its joined lines (no
-        # token, string or run spans a line break: the same as skeleton_of per line)
-        joined = "\n".join(text.strip()[:LONG] for text in lines)
-        token = _TOKEN_ASCII if joined.isascii() else _TOKEN
-        shapes = _REPEATS.sub("a…", token.sub("a", joined))
+        # the sample's skeletons in two C-level substitutions over its joined lines (the
+        # same as skeleton_of per line)
+        shapes = _skeletons("\n".join(text.strip()[:LONG] for text in lines))
         counts = Counter(
             key
             for key, line in zip(shapes.split("\n"), lines)
