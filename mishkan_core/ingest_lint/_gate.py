@@ -73,7 +73,7 @@ def plainly_prose(doc: Document) -> bool:
             # listing fires from 10 line-widths (issue 24: 7 lines, 746 characters did)
             if block.nonblank >= FENCE_LINES or len(block.text) >= FENCE_LINES * LINE:
                 return False
-            width = sum(line_widths([line.strip() for line in block.lines if line.strip()]))
+            width = sum(line_widths(list(filter(None, map(str.strip, block.lines)))))
             if width >= FENCE_LINES:
                 return False
             fenced += width
