@@ -7,7 +7,8 @@ scripted session through the exact commands written into settings.json, the
 way Claude Code would (each event's matcher decides whether the hook starts):
 two agents, Read, Grep and Bash searches, a graphify lookup, and a
 main-thread call. It prints what each call gave the model, and ends with
-`mishkan metrics` over the telemetry the hook wrote.
+`mishkan metrics` over the telemetry the hook wrote. `mishkan install` and
+`mishkan metrics` run as a user runs them, each in a process of its own.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import graph_refresh
+from mishkan_core import child, graph_refresh
 
 SESSION = "demo-5f0c2b1e"
 FILES = {
@@ -174,14 +175,18 @@ def _fire(command: str, root: Path, data: dict[str, Any]) -> str:
     return done.stdout.decode()
 
 
-def _demo(root: Path) -> int:
-    from mishkan_core.cli import main as mishkan
+def _mishkan(*args: str) -> int:
+    """``mishkan ARGS`` in a child, its output straight to this terminal."""
+    sys.stdout.flush()
+    return subprocess.run(child.mishkan_argv(*args), check=False).returncode
 
+
+def _demo(root: Path) -> int:
     root.mkdir(parents=True)
     how = _build_project(root)
     print(f"project: {root}\ngraph:   {how}\n")
     print("$ mishkan install --project <project> --mode advise")
-    if mishkan(["install", "--project", str(root), "--mode", "advise"]) != 0:
+    if _mishkan("install", "--project", str(root), "--mode", "advise") != 0:
         return 2
     from mishkan_core import hook_chain
 
@@ -191,6 +196,7 @@ def _demo(root: Path) -> int:
     print(f"\nregistered: {registered['PreToolUse'].command}\n")
     start = {"session_id": SESSION, "cwd": str(root), "hook_event_name": "SessionStart"}
     _fire(registered["SessionStart"].command or "", root, {**start, "source": "startup"})
+    telemetry = root / ".mishkan" / "telemetry"
     starts = 1
     for n, step in enumerate(SCRIPT, 1):
         who = step[0] or "main thread"
@@ -209,7 +215,5 @@ def _demo(root: Path) -> int:
         print(f"{n:2}. {who:11} {step[2]:5} {str(shown).replace('{root}/', '')}")
         print(f"    -> {context or '(nothing printed)'}")
     print(f"\nthe hook started {starts} times for {len(SCRIPT)} tool calls and a session start")
-    telemetry = root / ".mishkan" / "telemetry"
     print(f"\n$ mishkan metrics --telemetry-dir {telemetry} --sprint demo")
-    sys.stdout.flush()
-    return mishkan(["metrics", "--telemetry-dir", str(telemetry), "--sprint", "demo"])
+    return _mishkan("metrics", "--telemetry-dir", str(telemetry), "--sprint", "demo")

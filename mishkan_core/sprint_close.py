@@ -53,28 +53,23 @@ from typing import Any
 
 from mishkan_core import graph_refresh, safe_files
 from mishkan_core.graph_refresh import Layout
+from mishkan_core.metrics.sprint_reports import (
+    DEFAULT_REPORT_DIR,
+    FIGURES_KEY,
+    GENERATOR,
+    REPORT_DIR_ENV,
+    figures_line,
+    front_matter,
+    read_reports,
+)
 from mishkan_core.safe_files import Directory, UnsafeFile
 
-#: the harness may move the reports; default: <project>/DEFAULT_REPORT_DIR
-REPORT_DIR_ENV = "MISHKAN_SPRINT_CLOSE_DIR"
-DEFAULT_REPORT_DIR = "docs/sprint-close"
-#: written in every artifact's front matter: only such files are overwritten
-GENERATOR = "mishkan sprint-close"
 EXTRACT_TIMEOUT = 3600.0
 LINT_TIMEOUT = 120.0
 #: session rows in the artifact; the full table is one `mishkan metrics` away
 MAX_SESSION_ROWS = 30
 #: above this share of triggers on a stale or absent graph, fix freshness first
 FRESHNESS_FLOOR = 0.2
-#: the front matter line `mishkan metrics --trend` reads the sprint's figures
-#: back from: one JSON object (a YAML flow mapping), counts only
-FIGURES_KEY = "figures"
-FIGURES_VERSION = 1
-FIGURE_FIELDS = ("nudges", "nudges_respected", "triggers", "triggers_consulted")
-MAX_FIGURE_AGENTS = 32
-#: reading reports back: bytes per report, and .md files looked at per directory
-REPORT_LIMIT = 1 << 20
-MAX_REPORT_FILES = 2000
 _ISO_WEEK = re.compile(r"(\d{4})-W(\d{2})")
 
 
@@ -209,79 +204,10 @@ def previous_until(report_dir: Path) -> str | None:
     return None if latest is None else latest[1]
 
 
-@dataclass
-class Report:
-    """A sprint-close report read back: its file name, front matter and text."""
-
-    name: str
-    front: dict[str, str]
-    text: str
-
-
-def read_reports(report_dir: Path) -> list[Report]:
-    """The reports an earlier sprint-close wrote in ``report_dir`` (front
-    matter ``generator: mishkan sprint-close``), in file-name order. The
-    directory is the project's, so a clone shapes it: a link, a FIFO or a file
-    over :data:`REPORT_LIMIT` is never read through, and at most
-    :data:`MAX_REPORT_FILES` ``.md`` files are opened. A missing or unreadable
-    directory has none."""
-    found: list[Report] = []
-    try:
-        with Directory.anchor(report_dir) as reports:
-            names = [name for name in reports.names() if name.endswith(".md")]
-            for name in names[:MAX_REPORT_FILES]:
-                try:
-                    data = reports.read(name, limit=REPORT_LIMIT)
-                except OSError:
-                    continue
-                text = (data or b"").decode("utf-8", "replace")
-                front = front_matter(text)
-                if front.get("generator") == GENERATOR:
-                    found.append(Report(name, front, text))
-    except OSError:
-        return found
-    return found
-
-
-def figures_line(report: Mapping[str, Any]) -> str:
-    """The sprint's counts as one JSON object, for the front matter: the two
-    ratios' numerators and denominators, in total and per agent."""
-    agents = sorted(report["per_agent"].items())[:MAX_FIGURE_AGENTS]
-    doc = {
-        "v": FIGURES_VERSION,
-        **{key: report[key] for key in FIGURE_FIELDS},
-        "per_agent": {name: {key: fig[key] for key in FIGURE_FIELDS} for name, fig in agents},
-    }
-    return json.dumps(doc, ensure_ascii=True)
-
-
 def _seconds(text: str) -> float | None:
     from mishkan_core.metrics.transcripts import parse_timestamp
 
     return parse_timestamp(text)
-
-
-def front_matter(text: str) -> dict[str, str]:
-    """The top-level ``key: value`` lines of a front matter block (JSON-quoted
-    values unquoted); what this module writes, read back."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return {}
-    out: dict[str, str] = {}
-    for line in lines[1:200]:
-        if line.strip() == "---":
-            return out
-        key, sep, value = line.partition(":")
-        if not sep or line[:1].isspace():
-            continue
-        value = value.strip()
-        if value.startswith('"'):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                continue
-        out[key.strip()] = value
-    return {}
 
 
 # --------------------------------------------------------------------------- #
@@ -729,9 +655,9 @@ def _replace_ours(where: Directory, path: Path, text: str) -> None:
 
 def lint(path: Path) -> tuple[int, str]:
     """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output)."""
-    from mishkan_core.cli import self_command
+    from mishkan_core.child import mishkan_argv
 
-    argv = self_command("ingest-lint", str(path))  # never `-m`: that imports from the cwd
+    argv = mishkan_argv("ingest-lint", str(path))  # never `-m`: that imports from the cwd
     try:
         proc = _run(argv, os.sep, None, LINT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:

@@ -17,6 +17,7 @@ import pytest
 
 from mishkan_core import graph_refresh, sprint_close
 from mishkan_core.cli import build_parser
+from mishkan_core.metrics import sprint_reports
 from tests import graphify_layout
 from tests.metrics.helpers import Telemetry
 
@@ -156,7 +157,7 @@ def test_print_mode_writes_an_artifact_that_passes_the_real_ingest_lint(tmp_path
     assert text.startswith("---\nmishkan: ingest\nkind: sprint-report\n")
     lint = _lint(artifact)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    front = sprint_close.front_matter(text)
+    front = sprint_reports.front_matter(text)
     assert front["recommendation"] == "enable-phase-2" and front["phase"] == "1"
     assert front["since"] == "2026-12-07T00:00:00Z"
     # the plugin agent counts as hizkiah; the off session and the stale trigger are listed
