@@ -381,9 +381,12 @@ def stale_share(report: Mapping[str, Any]) -> tuple[float | None, int, int]:
     return ((stale + absent) / known if known else None), stale + absent, known
 
 
-def recommend(report: Mapping[str, Any]) -> Recommendation:
-    """The ADR's phase rules applied to one sprint's report."""
+def recommend(report: Mapping[str, Any], refresh: str) -> Recommendation:
+    """The ADR's phase rules applied to one sprint's report. ``refresh`` is the
+    refresh trigger's state (:func:`graph_refresh.trigger_status`): the note on a
+    stale graph says what the console and the artifact say about it."""
     from mishkan_core.metrics.aggregate import CONSULTATION_TARGET, RESPECT_FLOOR
+    from mishkan_core.metrics.glossary import FOLLOW_UP
     from mishkan_core.metrics.report import pct
 
     rate = report["pre_read_consultation_rate"]
@@ -407,8 +410,8 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
     elif respect is not None and respect < RESPECT_FLOOR:
         rec = Recommendation(
             "follow-up-adr",
-            f"open a follow-up ADR: nudge-respect ratio {pct(respect)} < 50% after a sprint "
-            "of phase 2; do not promote the advisory to a hard gate (D-009)",
+            f"nudge-respect ratio {pct(respect)} < 50% after a sprint of phase 2: agents "
+            f"followed under half of the advice: {FOLLOW_UP}",
         )
     elif rate is None:
         rec = Recommendation(
@@ -418,7 +421,7 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
         rec = Recommendation(
             "keep-phase-2",
             f"keep phase 2: target met, pre-Read consultation rate {pct(rate)} >= 80%; "
-            "hard-deny stays deferred to a separate, dated decision (D-009)",
+            "making the hook block calls would take a separate, dated decision (D-009)",
         )
     else:
         rec = Recommendation(
@@ -427,9 +430,14 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
         )
     share, bad, known = stale_share(report)
     if share is not None and share > FRESHNESS_FLOOR:
+        fix = {
+            "installed": "the refresh trigger is installed, but it rebuilds only after a "
+            "commit: edits not yet committed, and rebuilds that fail, leave the graph behind",
+            "missing": "install the refresh trigger (graphify hook install, printed below)",
+        }.get(refresh, "whether a refresh trigger rebuilds it is unknown (no git hooks directory)")
         rec.notes.append(
-            f"{pct(share)} of triggers ({bad} of {known}) met a stale or absent graph: "
-            "the numbers understate what a fresh graph would give; install the refresh hook"
+            f"{pct(share)} of triggers ({bad} of {known}) met a stale or absent graph, so the "
+            f"numbers understate what a fresh graph would give; {fix}"
         )
     off = report["off_sessions"]
     if off:
@@ -731,7 +739,7 @@ def close_sprint(
         raise Unusable(extract.problem)
     extract.others = _other_graphs(extract.graph_path, project, environ)
     refresh = graph_refresh.trigger_status(Path(project))
-    rec = recommend(report)
+    rec = recommend(report, refresh)
 
     prepared: list[tuple[str, str]] = []
     if mode == "print":
@@ -784,7 +792,8 @@ def _console(close: Close, path: Path, lint_rc: int) -> list[str]:
     out.extend(f"  note: {note}" for note in close.recommendation.notes)
     if close.prepared:
         out.append(
-            f"for a human to run in {close.project} (D-008: AI prepares the command, Y4NN runs it):"
+            f"for a person to run in {close.project} (D-008: an agent prepares these "
+            "commands, a person runs them):"
         )
         out.extend(f"  {command}    # {why}" for command, why in close.prepared)
     out.append(f"next: an agent ingests {_rel(str(path), close.project)} into Cognee work")

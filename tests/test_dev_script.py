@@ -75,6 +75,7 @@ def _demo_ran(done: subprocess.CompletedProcess[str], python: str) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"compiled payload/mishkan/hooks/graphify_nudge.py with {python}" in done.stdout
     assert "nudge-respect ratio:         66.7% (2/3)" in done.stdout
+    assert "-> no advice: " in done.stdout
 
 
 def test_the_demo_leaves_pyenv_global_and_home_untouched(tmp_path: Path) -> None:

@@ -1,7 +1,7 @@
 """``mishkan metrics --trend``: the D-009 phase-2 decision, sprint over sprint.
 
 D-009 decides phase 2 on two numbers "after one sprint": below 50%
-nudge-respect, open a follow-up ADR (never harden into a gate); at 80%
+nudge-respect, open a follow-up ADR (never make the hook block calls); at 80%
 pre-Read consultation or more, the target is met. Each ``mishkan
 sprint-close`` report holds one sprint's figures; this module reads the
 reports back (:mod:`mishkan_core.metrics.sprint_reports`) and lines the sprints up, in
@@ -27,6 +27,7 @@ from typing import Any
 
 from mishkan_core import json_text
 from mishkan_core.metrics.aggregate import CONSULTATION_TARGET, RESPECT_FLOOR, ratio
+from mishkan_core.metrics.glossary import FOLLOW_UP
 from mishkan_core.metrics.report import finite, pct
 from mishkan_core.metrics.sprint_reports import (
     FIGURES_KEY,
@@ -271,12 +272,12 @@ def verdict(sprints: list[dict[str, Any]]) -> list[str]:
     elif respect < RESPECT_FLOOR:
         lines.append(
             f"after one sprint of phase 2 ({name}): nudge-respect ratio {pct(respect)} < 50%: "
-            "open a follow-up ADR; do not promote the advisory to a hard gate (D-009)"
+            f"agents followed under half of the advice: {FOLLOW_UP}"
         )
     else:
         lines.append(
             f"after one sprint of phase 2 ({name}): nudge-respect ratio {pct(respect)} >= 50%: "
-            "no follow-up ADR"
+            "agents follow the advice; no follow-up decision record needed"
         )
     if rate is None:
         lines.append(f"{name}: pre-Read consultation rate not measurable (no triggers)")
