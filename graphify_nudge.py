@@ -621,9 +621,15 @@ class _Settings:
         # The installed mode arrives as `--mode=` on the registered command, a
         # default that an exported MISHKAN_GRAPHIFY_NUDGE overrides: settings.json
         # `env` would override the user's shell, so install never writes it.
-        mode = (_env(environ, "MISHKAN_GRAPHIFY_NUDGE") or default_mode or "").strip().lower()
+        exported = _env(environ, "MISHKAN_GRAPHIFY_NUDGE")
+        mode = (exported or default_mode or "").strip().lower()
         # Anything unrecognised means the ADR's phase-1 default, never "advise".
         self.mode = mode if mode in (_ADVISE, _OFF) else _TELEMETRY
+        # ...and the session_start line says so (`unknown_mode`), for the reports
+        self.unknown_mode: Optional[str] = None
+        if mode not in (_ADVISE, _OFF, _TELEMETRY, ""):
+            given = f"MISHKAN_GRAPHIFY_NUDGE={exported}" if exported else f"--mode={default_mode}"
+            self.unknown_mode = given[:64]
         self.cap = _parse_cap(_env(environ, "MISHKAN_GRAPHIFY_NUDGE_CAP"))
         self.telemetry_dir = _env(environ, "MISHKAN_TELEMETRY_DIR") or None
         self.graph = _env(environ, "MISHKAN_GRAPHIFY_GRAPH") or None
@@ -2661,7 +2667,13 @@ def run(
     try:
         if event == "SessionStart":
             source = _cut(_str(hook.get("source")))
-            store.append({**_base(hook, settings, "session_start"), "source": source})
+            store.append(
+                {
+                    **_base(hook, settings, "session_start"),
+                    "source": source,
+                    "unknown_mode": settings.unknown_mode,
+                }
+            )
             return ""
         if settings.mode == _OFF or event not in _TOOL_EVENTS:
             return ""

@@ -13,7 +13,6 @@ violations, 2 usage error or unusable input.
 
 from __future__ import annotations
 
-import os  # already imported at interpreter start: free
 import sys
 
 TYPE_CHECKING = False
@@ -127,17 +126,3 @@ def _dispatch(argv: Sequence[str] | None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
-
-
-def self_command(*args: str) -> list[str]:
-    """argv that runs ``mishkan ARGS`` in a child as this process runs it, and
-    imports nothing from the child's working directory (a repository a
-    stranger wrote): ``-I``, then this package's own directory put first on
-    sys.path, wherever it is installed (``-I`` alone would lose a user-site
-    install; ``python -m`` would put the working directory first)."""
-    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    code = (
-        "import sys;sys.path.insert(0,sys.argv.pop(1));"
-        "from mishkan_core.cli import main;raise SystemExit(main(sys.argv[1:]))"
-    )
-    return [sys.executable, "-I", "-c", code, here, *args]

@@ -6,8 +6,10 @@ installs the hook with `mishkan install --mode advise`, then plays a short
 scripted session through the exact commands written into settings.json, the
 way Claude Code would (each event's matcher decides whether the hook starts):
 two agents, Read, Grep and Bash searches, a graphify lookup, and a
-main-thread call. It prints what each call gave the model, and ends with
-`mishkan metrics` over the telemetry the hook wrote.
+main-thread call. It prints what each call gave the model, or why it gave
+nothing (the reason the hook recorded, in plain words), and ends with
+`mishkan metrics` over the telemetry the hook wrote. `mishkan install` and
+`mishkan metrics` run as a user runs them, each in a process of its own.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import graph_refresh
+from mishkan_core import child, graph_refresh
+from mishkan_core.metrics.glossary import why_silent
 
 SESSION = "demo-5f0c2b1e"
 FILES = {
@@ -55,7 +58,11 @@ SCRIPT: list[tuple[str | None, str | None, str, dict[str, Any], dict[str, Any] |
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--project", metavar="DIR", help="build the demo project here and keep it (must not exist)"
+        "--project",
+        metavar="DIR",
+        help="build the demo project here and keep it (must not exist): a real install, "
+        "whose hook bytecode goes to your cache as install puts it (without it, nothing "
+        "is left anywhere)",
     )
 
 
@@ -174,14 +181,31 @@ def _fire(command: str, root: Path, data: dict[str, Any]) -> str:
     return done.stdout.decode()
 
 
-def _demo(root: Path) -> int:
-    from mishkan_core.cli import main as mishkan
+def _mishkan(*args: str) -> int:
+    """``mishkan ARGS`` in a child, its output straight to this terminal."""
+    sys.stdout.flush()
+    return subprocess.run(child.mishkan_argv(*args), check=False).returncode
 
+
+def _recorded(telemetry: Path) -> dict[str, dict[str, Any]]:
+    """The hook's ``call`` lines of the demo session, by tool_use_id."""
+    import graphify_nudge
+
+    path = telemetry / f"{graphify_nudge.session_file_name(SESSION)}.jsonl"
+    calls: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines() if path.exists() else []:
+        record = json.loads(line)
+        if record.get("event") == "call":
+            calls[record.get("tool_use_id")] = record
+    return calls
+
+
+def _demo(root: Path) -> int:
     root.mkdir(parents=True)
     how = _build_project(root)
     print(f"project: {root}\ngraph:   {how}\n")
     print("$ mishkan install --project <project> --mode advise")
-    if mishkan(["install", "--project", str(root), "--mode", "advise"]) != 0:
+    if _mishkan("install", "--project", str(root), "--mode", "advise") != 0:
         return 2
     from mishkan_core import hook_chain
 
@@ -191,6 +215,7 @@ def _demo(root: Path) -> int:
     print(f"\nregistered: {registered['PreToolUse'].command}\n")
     start = {"session_id": SESSION, "cwd": str(root), "hook_event_name": "SessionStart"}
     _fire(registered["SessionStart"].command or "", root, {**start, "source": "startup"})
+    telemetry = root / ".mishkan" / "telemetry"
     starts = 1
     for n, step in enumerate(SCRIPT, 1):
         who = step[0] or "main thread"
@@ -206,10 +231,10 @@ def _demo(root: Path) -> int:
                 printed = printed or out
                 starts += 1
         context = json.loads(printed)["hookSpecificOutput"]["additionalContext"] if printed else ""
+        if not context:
+            context = "no advice: " + why_silent(_recorded(telemetry).get(f"toolu_demo{n:04d}"))
         print(f"{n:2}. {who:11} {step[2]:5} {str(shown).replace('{root}/', '')}")
-        print(f"    -> {context or '(nothing printed)'}")
+        print(f"    -> {context}")
     print(f"\nthe hook started {starts} times for {len(SCRIPT)} tool calls and a session start")
-    telemetry = root / ".mishkan" / "telemetry"
     print(f"\n$ mishkan metrics --telemetry-dir {telemetry} --sprint demo")
-    sys.stdout.flush()
-    return mishkan(["metrics", "--telemetry-dir", str(telemetry), "--sprint", "demo"])
+    return _mishkan("metrics", "--telemetry-dir", str(telemetry), "--sprint", "demo")

@@ -53,28 +53,23 @@ from typing import Any
 
 from mishkan_core import graph_refresh, safe_files
 from mishkan_core.graph_refresh import Layout
+from mishkan_core.metrics.sprint_reports import (
+    DEFAULT_REPORT_DIR,
+    FIGURES_KEY,
+    GENERATOR,
+    REPORT_DIR_ENV,
+    figures_line,
+    front_matter,
+    read_reports,
+)
 from mishkan_core.safe_files import Directory, UnsafeFile
 
-#: the harness may move the reports; default: <project>/DEFAULT_REPORT_DIR
-REPORT_DIR_ENV = "MISHKAN_SPRINT_CLOSE_DIR"
-DEFAULT_REPORT_DIR = "docs/sprint-close"
-#: written in every artifact's front matter: only such files are overwritten
-GENERATOR = "mishkan sprint-close"
 EXTRACT_TIMEOUT = 3600.0
 LINT_TIMEOUT = 120.0
 #: session rows in the artifact; the full table is one `mishkan metrics` away
 MAX_SESSION_ROWS = 30
 #: above this share of triggers on a stale or absent graph, fix freshness first
 FRESHNESS_FLOOR = 0.2
-#: the front matter line `mishkan metrics --trend` reads the sprint's figures
-#: back from: one JSON object (a YAML flow mapping), counts only
-FIGURES_KEY = "figures"
-FIGURES_VERSION = 1
-FIGURE_FIELDS = ("nudges", "nudges_respected", "triggers", "triggers_consulted")
-MAX_FIGURE_AGENTS = 32
-#: reading reports back: bytes per report, and .md files looked at per directory
-REPORT_LIMIT = 1 << 20
-MAX_REPORT_FILES = 2000
 _ISO_WEEK = re.compile(r"(\d{4})-W(\d{2})")
 
 
@@ -209,79 +204,10 @@ def previous_until(report_dir: Path) -> str | None:
     return None if latest is None else latest[1]
 
 
-@dataclass
-class Report:
-    """A sprint-close report read back: its file name, front matter and text."""
-
-    name: str
-    front: dict[str, str]
-    text: str
-
-
-def read_reports(report_dir: Path) -> list[Report]:
-    """The reports an earlier sprint-close wrote in ``report_dir`` (front
-    matter ``generator: mishkan sprint-close``), in file-name order. The
-    directory is the project's, so a clone shapes it: a link, a FIFO or a file
-    over :data:`REPORT_LIMIT` is never read through, and at most
-    :data:`MAX_REPORT_FILES` ``.md`` files are opened. A missing or unreadable
-    directory has none."""
-    found: list[Report] = []
-    try:
-        with Directory.anchor(report_dir) as reports:
-            names = [name for name in reports.names() if name.endswith(".md")]
-            for name in names[:MAX_REPORT_FILES]:
-                try:
-                    data = reports.read(name, limit=REPORT_LIMIT)
-                except OSError:
-                    continue
-                text = (data or b"").decode("utf-8", "replace")
-                front = front_matter(text)
-                if front.get("generator") == GENERATOR:
-                    found.append(Report(name, front, text))
-    except OSError:
-        return found
-    return found
-
-
-def figures_line(report: Mapping[str, Any]) -> str:
-    """The sprint's counts as one JSON object, for the front matter: the two
-    ratios' numerators and denominators, in total and per agent."""
-    agents = sorted(report["per_agent"].items())[:MAX_FIGURE_AGENTS]
-    doc = {
-        "v": FIGURES_VERSION,
-        **{key: report[key] for key in FIGURE_FIELDS},
-        "per_agent": {name: {key: fig[key] for key in FIGURE_FIELDS} for name, fig in agents},
-    }
-    return json.dumps(doc, ensure_ascii=True)
-
-
 def _seconds(text: str) -> float | None:
     from mishkan_core.metrics.transcripts import parse_timestamp
 
     return parse_timestamp(text)
-
-
-def front_matter(text: str) -> dict[str, str]:
-    """The top-level ``key: value`` lines of a front matter block (JSON-quoted
-    values unquoted); what this module writes, read back."""
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != "---":
-        return {}
-    out: dict[str, str] = {}
-    for line in lines[1:200]:
-        if line.strip() == "---":
-            return out
-        key, sep, value = line.partition(":")
-        if not sep or line[:1].isspace():
-            continue
-        value = value.strip()
-        if value.startswith('"'):
-            try:
-                value = json.loads(value)
-            except ValueError:
-                continue
-        out[key.strip()] = value
-    return {}
 
 
 # --------------------------------------------------------------------------- #
@@ -455,9 +381,12 @@ def stale_share(report: Mapping[str, Any]) -> tuple[float | None, int, int]:
     return ((stale + absent) / known if known else None), stale + absent, known
 
 
-def recommend(report: Mapping[str, Any]) -> Recommendation:
-    """The ADR's phase rules applied to one sprint's report."""
+def recommend(report: Mapping[str, Any], refresh: str) -> Recommendation:
+    """The ADR's phase rules applied to one sprint's report. ``refresh`` is the
+    refresh trigger's state (:func:`graph_refresh.trigger_status`): the note on a
+    stale graph says what the console and the artifact say about it."""
     from mishkan_core.metrics.aggregate import CONSULTATION_TARGET, RESPECT_FLOOR
+    from mishkan_core.metrics.glossary import FOLLOW_UP
     from mishkan_core.metrics.report import pct
 
     rate = report["pre_read_consultation_rate"]
@@ -481,8 +410,8 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
     elif respect is not None and respect < RESPECT_FLOOR:
         rec = Recommendation(
             "follow-up-adr",
-            f"open a follow-up ADR: nudge-respect ratio {pct(respect)} < 50% after a sprint "
-            "of phase 2; do not promote the advisory to a hard gate (D-009)",
+            f"nudge-respect ratio {pct(respect)} < 50% after a sprint of phase 2: agents "
+            f"followed under half of the advice: {FOLLOW_UP}",
         )
     elif rate is None:
         rec = Recommendation(
@@ -492,7 +421,7 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
         rec = Recommendation(
             "keep-phase-2",
             f"keep phase 2: target met, pre-Read consultation rate {pct(rate)} >= 80%; "
-            "hard-deny stays deferred to a separate, dated decision (D-009)",
+            "making the hook block calls would take a separate, dated decision (D-009)",
         )
     else:
         rec = Recommendation(
@@ -501,9 +430,14 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
         )
     share, bad, known = stale_share(report)
     if share is not None and share > FRESHNESS_FLOOR:
+        fix = {
+            "installed": "the refresh trigger is installed, but it rebuilds only after a "
+            "commit: edits not yet committed, and rebuilds that fail, leave the graph behind",
+            "missing": "install the refresh trigger (graphify hook install, printed below)",
+        }.get(refresh, "whether a refresh trigger rebuilds it is unknown (no git hooks directory)")
         rec.notes.append(
-            f"{pct(share)} of triggers ({bad} of {known}) met a stale or absent graph: "
-            "the numbers understate what a fresh graph would give; install the refresh hook"
+            f"{pct(share)} of triggers ({bad} of {known}) met a stale or absent graph, so the "
+            f"numbers understate what a fresh graph would give; {fix}"
         )
     off = report["off_sessions"]
     if off:
@@ -729,9 +663,9 @@ def _replace_ours(where: Directory, path: Path, text: str) -> None:
 
 def lint(path: Path) -> tuple[int, str]:
     """``mishkan ingest-lint PATH`` as a user runs it: (exit code, its output)."""
-    from mishkan_core.cli import self_command
+    from mishkan_core.child import mishkan_argv
 
-    argv = self_command("ingest-lint", str(path))  # never `-m`: that imports from the cwd
+    argv = mishkan_argv("ingest-lint", str(path))  # never `-m`: that imports from the cwd
     try:
         proc = _run(argv, os.sep, None, LINT_TIMEOUT)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -805,7 +739,7 @@ def close_sprint(
         raise Unusable(extract.problem)
     extract.others = _other_graphs(extract.graph_path, project, environ)
     refresh = graph_refresh.trigger_status(Path(project))
-    rec = recommend(report)
+    rec = recommend(report, refresh)
 
     prepared: list[tuple[str, str]] = []
     if mode == "print":
@@ -858,7 +792,8 @@ def _console(close: Close, path: Path, lint_rc: int) -> list[str]:
     out.extend(f"  note: {note}" for note in close.recommendation.notes)
     if close.prepared:
         out.append(
-            f"for a human to run in {close.project} (D-008: AI prepares the command, Y4NN runs it):"
+            f"for a person to run in {close.project} (D-008: an agent prepares these "
+            "commands, a person runs them):"
         )
         out.extend(f"  {command}    # {why}" for command, why in close.prepared)
     out.append(f"next: an agent ingests {_rel(str(path), close.project)} into Cognee work")

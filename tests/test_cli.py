@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from mishkan_core.cli import SUBCOMMANDS, main
+from tests import console
 
 
 def test_help_lists_every_subcommand(capsys: pytest.CaptureFixture[str]) -> None:
@@ -36,22 +38,68 @@ def test_usage_errors_are_one_line_exit_2(capsys: pytest.CaptureFixture[str]) ->
     assert main([]) == 2
 
 
+#: why each silent call of the demo's script was silent, in plain words (step: words)
+SILENT = {
+    3: "a graph lookup, which is what the advice asks for (recorded, never advised on)",
+    4: "a graph lookup in this session already named this file",
+    5: "not one of the five agents the hook serves (it records nothing)",
+    7: "not a source file of the project, so not a structural question",
+    8: "neither a Read nor a search, so nothing to advise on",
+    9: "neither a Read nor a search, so nothing to advise on",
+    10: "a graph lookup, which is what the advice asks for (recorded, never advised on)",
+}
+
+
+def _tree(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+
+
 def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
+    """Through the console script, with an empty HOME: every silent call says why, and
+    the report glosses its terms once. A project kept with --project is a real install:
+    its hook's bytecode is in the user's cache, and that is all HOME gains."""
     project = tmp_path / "demo"
-    done = subprocess.run(
-        [sys.executable, "-m", "mishkan_core", "demo", "--project", str(project)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home)}
+    done = console.mishkan("demo", "--project", str(project), env=env)
     assert done.returncode == 0, done.stderr
     out = done.stdout
+    lines = out.splitlines()
     assert out.count("-> [graphify-nudge]") == 3
+    said = {
+        int(lines[i - 1].split(".")[0]): line.split("-> no advice: ", 1)[1]
+        for i, line in enumerate(lines)
+        if "-> no advice: " in line
+    }
+    assert said == SILENT
+    assert "(nothing printed)" not in out
     assert "nudge-respect ratio:         66.7% (2/3)" in out
     assert "pre-Read consultation rate:  50.0% (2/4)" in out
+    terms = lines[lines.index("terms:") + 1 :]
+    assert [t.split(":")[0].strip() for t in terms] == [
+        "trigger", "nudge-respect ratio", "pre-Read consultation rate", "phase 1, phase 2",
+    ]  # fmt: skip
     assert (project / "payload/mishkan/hooks/graphify_nudge.py").exists()
     assert (project / "payload/mishkan/hooks/graphify_nudge_index.py").exists()
+    cached = [p for p in _tree(home) if p.endswith(".pyc")]
+    assert [Path(p).name.split(".")[0] for p in cached] == [
+        "graphify_nudge",
+        "graphify_nudge_index",
+    ]
+    cache = ".cache/mishkan/pycache"
+    assert all(cache.startswith(p) or p.startswith(cache + "/") for p in _tree(home))
+
+
+def test_demo_in_a_throwaway_directory_leaves_nothing(tmp_path: Path) -> None:
+    home, scratch = tmp_path / "home", tmp_path / "tmp"
+    home.mkdir()
+    scratch.mkdir()
+    env = {"PATH": os.environ["PATH"], "HOME": str(home), "TMPDIR": str(scratch)}
+    done = console.mishkan("demo", env=env)
+    assert done.returncode == 0, done.stderr
+    assert "-> no advice: " in done.stdout
+    assert _tree(home) == [] and _tree(scratch) == []
 
 
 def test_demo_refuses_an_existing_directory(tmp_path: Path) -> None:

@@ -106,11 +106,11 @@ def test_what_the_commands_start_of_themselves_imports_nothing_from_the_reposito
     ran `python -m mishkan_core`, which put the project (and a `mishkan_core/`
     package in it) first on sys.path."""
     from mishkan_core import sprint_close
-    from mishkan_core.cli import self_command
+    from mishkan_core.child import mishkan_argv
 
     repo, marker = _hostile_repo(tmp_path)
     monkeypatch.chdir(repo)
-    done = subprocess.run(self_command("--help"), capture_output=True, text=True, timeout=120,
+    done = subprocess.run(mishkan_argv("--help"), capture_output=True, text=True, timeout=120,
                           check=False)  # fmt: skip
     assert done.returncode == 0 and done.stdout.startswith("usage: mishkan"), done.stderr
     (repo / "note.md").write_text("# a note\n")

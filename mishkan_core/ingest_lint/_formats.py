@@ -19,16 +19,33 @@ TOOL_NAME = "mishkan-ingest-lint"
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
 
+#: why a file named on the command line was not linted (one line per file, every format)
+SKIPPED = 'skipped: no "mishkan: ingest" marker (only marked files are Cognee work artifacts)'
+#: the summary of a run that linted nothing
+NOTHING_CHECKED = (
+    'Nothing checked: none of the {files} file(s) read has the "mishkan: ingest" marker '
+    "(only marked files are Cognee work artifacts; --all lints them anyway)."
+)
+NO_FILES = "Nothing checked: no .md, .markdown, .mdx or .txt file under the paths given."
+
+
 class Report:
-    """Everything a formatter needs: findings (errors included), rules, counts."""
+    """Everything a formatter needs: findings (errors included), rules, counts, and
+    the files named on the command line that were skipped (no marker)."""
 
     def __init__(
-        self, findings: Sequence[Finding], rules: Sequence[Rule], files: int, artifacts: int
+        self,
+        findings: Sequence[Finding],
+        rules: Sequence[Rule],
+        files: int,
+        artifacts: int,
+        skipped: Sequence[str] = (),
     ) -> None:
         self.findings = sorted(findings, key=lambda f: (f.path, f.line, f.rule))
         self.rules = list(rules)
         self.files = files
         self.artifacts = artifacts
+        self.skipped = list(skipped)
 
     @property
     def active(self) -> list[Finding]:
@@ -59,8 +76,17 @@ def render(report: Report, fmt: str) -> tuple[str, str]:
 # --------------------------------------------------------------------------- text
 
 
+def _skip_lines(report: Report) -> list[str]:
+    return [f"{path}: {SKIPPED}" for path in report.skipped]
+
+
+def _counts(report: Report) -> str:
+    skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
+    return f"{report.artifacts} artifact(s) checked{skipped}, {len(report.suppressed)} suppressed"
+
+
 def text(report: Report) -> tuple[str, str]:
-    out: list[str] = []
+    out = _skip_lines(report)
     for f in report.active:
         out.append(f"{f.path}:{f.line}:1: {f.rule} {f.message}")
         if f.evidence:
@@ -75,14 +101,12 @@ def text(report: Report) -> tuple[str, str]:
         )
     elif report.active:
         out.append(
-            f"Found {len(report.active)} finding(s) in {rejected} file(s)"
-            f" ({report.artifacts} artifact(s) checked, {len(report.suppressed)} suppressed)."
+            f"Found {len(report.active)} finding(s) in {rejected} file(s) ({_counts(report)})."
         )
-    else:
-        out.append(
-            f"All checks passed! ({report.artifacts} artifact(s) checked,"
-            f" {len(report.suppressed)} suppressed)"
-        )
+    elif report.artifacts:
+        out.append(f"All checks passed! ({_counts(report)})")
+    else:  # never "passed" when nothing was checked
+        out.append(NOTHING_CHECKED.format(files=report.files) if report.files else NO_FILES)
     err = [f"mishkan ingest-lint: error: {f.path}: {f.rule} {f.message}" for f in report.errors]
     return "\n".join(out) + "\n", "\n".join(err) + ("\n" if err else "")
 
@@ -99,9 +123,10 @@ def _escape_property(value: str) -> str:
 
 
 def github(report: Report) -> str:
-    """GitHub Actions workflow commands, escaped as @actions/core escapes them."""
+    """GitHub Actions workflow commands, escaped as @actions/core escapes them. A
+    skipped file is a plain line of the job's log, not an annotation on the PR."""
     names = {rule.code: rule.name for rule in report.rules}
-    lines = []
+    lines = _skip_lines(report)
     for f in report.findings:
         command = "notice" if f.suppressed else "error"
         title = f"{f.rule} {names.get(f.rule, '')}".strip()
@@ -124,7 +149,9 @@ def github(report: Report) -> str:
 
 
 def as_json(report: Report) -> str:
-    items = [
+    """An object: the files read, the artifacts checked, the named files skipped (with
+    why), and the findings (errors included)."""
+    findings = [
         {
             "path": f.path,
             "rule": f.rule,
@@ -137,9 +164,15 @@ def as_json(report: Report) -> str:
         }
         for f in report.findings
     ]
+    doc = {
+        "files": report.files,
+        "checked": report.artifacts,
+        "skipped": [{"path": path, "why": SKIPPED} for path in report.skipped],
+        "findings": findings,
+    }
     import json
 
-    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
 # --------------------------------------------------------------------------- sarif
@@ -229,6 +262,19 @@ def sarif(report: Report, root: str | None = None) -> str:
                     "descriptor": {"id": f.rule},
                 }
             )
+    failed = bool(notifications)
+    for path in report.skipped:  # a note on the run, not a result: nothing was found there
+        uri, relative = _uri(path, base)
+        skipped: dict[str, Any] = {"uri": uri}
+        if relative:
+            skipped["uriBaseId"] = "%SRCROOT%"
+        notifications.append(
+            {
+                "level": "note",
+                "message": {"text": f"{path}: {SKIPPED}"},
+                "locations": [{"physicalLocation": {"artifactLocation": skipped}}],
+            }
+        )
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -245,7 +291,7 @@ def sarif(report: Report, root: str | None = None) -> str:
                 "originalUriBaseIds": {"%SRCROOT%": {"uri": base.as_uri().rstrip("/") + "/"}},
                 "invocations": [
                     {
-                        "executionSuccessful": not notifications,
+                        "executionSuccessful": not failed,
                         "toolExecutionNotifications": notifications,
                     }
                 ],

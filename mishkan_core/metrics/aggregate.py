@@ -110,6 +110,7 @@ class SessionState:
         "self_disabled",
         "self_disables",
         "slow_calls",
+        "unknown_mode",
         "windows",
     )
 
@@ -123,6 +124,8 @@ class SessionState:
         self.first_ts = ts
         self.last_ts = ts
         self.modes: set[str] = set()
+        # the mode setting the hook did not know (it ran as telemetry), as it recorded it
+        self.unknown_mode: str | None = None
         # agent_id -> remaining-call counts of its pending nudges (at most 3)
         self.windows: dict[str, list[int]] = {}
         # agent_id -> (agent key, Counts) ; agent key = agent_type lowercased
@@ -178,6 +181,9 @@ class Aggregator:
                 if event == "session_start":
                     if mode == "off":
                         st.off = True
+                    unknown = ev.get("unknown_mode")
+                    if isinstance(unknown, str) and unknown:
+                        st.unknown_mode = unknown[:64]
                 elif event == "self_disable":
                     st.self_disabled = True
                     st.self_disables += 1

@@ -184,10 +184,11 @@ def trend(args: argparse.Namespace) -> dict[str, Any]:
     """The trend report for ``--trend`` (raises UnusableInput)."""
     from pathlib import Path
 
+    from mishkan_core.metrics import sprint_reports
     from mishkan_core.metrics import trend as trend_mod
 
     since, until = getattr(args, "since", None), getattr(args, "until", None)
-    directory = Path(args.trend) if args.trend else trend_mod.default_dir()
+    directory = Path(args.trend) if args.trend else sprint_reports.default_dir()
     return trend_mod.build(
         directory,
         _bound(since, end=False) if since else None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mishkan_core.metrics.glossary import terms_block
 from mishkan_core.metrics.report import pct
 
 COUNT_COLUMNS = ("triggers", "nudges", "lookups", "opt_outs", "fresh", "stale", "absent")
@@ -62,6 +63,8 @@ def render(report: dict[str, Any]) -> str:
     dq = report["data_quality"]
     out.append("")
     out.append("data quality: " + ", ".join(f"{k} {v}" for k, v in dq.items()))
+    out.append("")
+    out.extend(terms_block(out))
     return "\n".join(out) + "\n"
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from mishkan_core.metrics.fmt_html import STYLE, _attr
 from mishkan_core.metrics.fmt_markdown import cell, one_line
+from mishkan_core.metrics.glossary import terms_block
 from mishkan_core.metrics.report import pct
 from mishkan_core.metrics.trend import CONSULT, RESPECT, below
 
@@ -55,8 +56,8 @@ def _title(trend: dict[str, Any]) -> str:
 
 def _legend() -> str:
     return (
-        "lines: nudge-respect 50% (under it after a sprint of phase 2: open a follow-up ADR), "
-        "pre-Read consultation 80% (the target)"
+        "lines: nudge-respect 50% (below it after a sprint of phase 2: a follow-up ADR), "
+        "pre-Read consultation 80% (D-009's target)"
     )
 
 
@@ -96,6 +97,7 @@ def render_text(trend: dict[str, Any]) -> str:
             ]
             out.extend(_grid(head, body))
     out.extend(_skipped(trend))
+    out += ["", *terms_block(out)]
     return "\n".join(out) + "\n"
 
 

@@ -17,6 +17,7 @@ from mishkan_core.metrics.aggregate import (
     SessionState,
     ratio,
 )
+from mishkan_core.metrics.glossary import FOLLOW_UP
 
 #: the counts every format lists for the whole report, in this order
 SUMMARY_KEYS = (
@@ -108,7 +109,8 @@ def verdict(report: dict[str, Any]) -> list[str]:
         lines.append(f"phase 2: target not met, pre-Read consultation rate {pct(rate)} < 80%")
     if report["phase"] == 2 and respect is not None and respect < RESPECT_FLOOR:
         lines.append(
-            f"nudge-respect ratio {pct(respect)} < 50%: open a follow-up ADR — do not harden"
+            f"nudge-respect ratio {pct(respect)} < 50%: agents follow under half of the "
+            f"advice: {FOLLOW_UP}"
         )
     if report["source"] == "transcripts" and report["nudges"] == 0:
         lines.append(
@@ -132,6 +134,12 @@ def verdict(report: dict[str, Any]) -> list[str]:
     off = report["off_sessions"]
     if off:
         lines.append(f"hook off in {_plural(len(off), 'session')}: {', '.join(off)}")
+    for setting, sessions in (report["unknown_modes"] or {}).items():
+        lines.append(
+            f"telemetry mode in {_plural(len(sessions), 'session')} because {setting} is not a "
+            "mode (advise, telemetry, off): the hook runs anything else as telemetry, D-009's "
+            "phase-1 default (it records, never advises); MISHKAN_GRAPHIFY_NUDGE=off turns it off"
+        )
     disabled = report["self_disabled_sessions"]
     if disabled:
         lines.append(
@@ -172,6 +180,11 @@ def build(
     report.update(figures(agg.total(), len(ordered), len(off)))
     report["off_sessions"] = off
     report["self_disabled_sessions"] = disabled
+    unknown: dict[str, list[str]] = {}
+    for sid, st in ordered:
+        if st.unknown_mode is not None:
+            unknown.setdefault(st.unknown_mode, []).append(sid)
+    report["unknown_modes"] = None if from_transcripts else unknown  # (no session_start there)
 
     per_agent: dict[str, Any] = {}
     for key, (c, n_sessions) in agg.per_agent().items():

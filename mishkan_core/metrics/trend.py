@@ -1,10 +1,10 @@
 """``mishkan metrics --trend``: the D-009 phase-2 decision, sprint over sprint.
 
 D-009 decides phase 2 on two numbers "after one sprint": below 50%
-nudge-respect, open a follow-up ADR (never harden into a gate); at 80%
+nudge-respect, open a follow-up ADR (never make the hook block calls); at 80%
 pre-Read consultation or more, the target is met. Each ``mishkan
 sprint-close`` report holds one sprint's figures; this module reads the
-reports back (``sprint_close.read_reports``) and lines the sprints up, in
+reports back (:mod:`mishkan_core.metrics.sprint_reports`) and lines the sprints up, in
 total and per agent, against those two lines, with the verdict.
 
 A report carries its counts in its front matter (``figures:``, one JSON
@@ -20,7 +20,6 @@ beyond its shape.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -28,7 +27,14 @@ from typing import Any
 
 from mishkan_core import json_text
 from mishkan_core.metrics.aggregate import CONSULTATION_TARGET, RESPECT_FLOOR, ratio
+from mishkan_core.metrics.glossary import FOLLOW_UP
 from mishkan_core.metrics.report import finite, pct
+from mishkan_core.metrics.sprint_reports import (
+    FIGURES_KEY,
+    FIGURES_VERSION,
+    MAX_FIGURE_AGENTS,
+    read_reports,
+)
 from mishkan_core.metrics.telemetry import UnusableInput
 
 RESPECT = "nudge_respect_ratio"
@@ -41,18 +47,6 @@ _AGENT_ROW = re.compile(
     r"\s*(\d{1,13})\s*\|\s*(\d{1,13})\s*\|"
 )
 _AGENT_HEAD = "| agent | respect | consult |"
-
-
-def default_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where sprint-close writes its reports: ``$MISHKAN_SPRINT_CLOSE_DIR``,
-    else ``<project>/docs/sprint-close`` with project = ``$CLAUDE_PROJECT_DIR``
-    or the current directory."""
-    from mishkan_core.sprint_close import DEFAULT_REPORT_DIR, REPORT_DIR_ENV
-
-    env = os.environ if environ is None else environ
-    if env.get(REPORT_DIR_ENV):
-        return Path(env[REPORT_DIR_ENV])
-    return Path(env.get("CLAUDE_PROJECT_DIR") or os.getcwd()) / DEFAULT_REPORT_DIR
 
 
 # --------------------------------------------------------------------------- #
@@ -90,8 +84,6 @@ def _figures(counts: Mapping[str, Any]) -> dict[str, Any] | None:
 
 def _from_front_matter(value: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """(totals, per agent) from the ``figures:`` line, or None."""
-    from mishkan_core.sprint_close import FIGURES_VERSION, MAX_FIGURE_AGENTS
-
     try:
         doc = json_text.parse(value)
     except json_text.JsonError:
@@ -154,8 +146,6 @@ def _from_tables(text: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
 
 def _sprint(name: str, front: Mapping[str, str], text: str) -> dict[str, Any] | str:
     """One sprint's row, or why the report gives none."""
-    from mishkan_core.sprint_close import FIGURES_KEY
-
     found = None
     source = None
     if FIGURES_KEY in front:
@@ -196,8 +186,6 @@ def build(
     """The trend report (what ``--format json`` prints). ``since``/``until``
     keep the sprints whose window ends between them. Raises UnusableInput when
     the directory is missing or holds no sprint-close report."""
-    from mishkan_core.sprint_close import read_reports
-
     if not report_dir.is_dir():
         raise UnusableInput(f"no sprint-close reports: {report_dir} is not a directory")
     sprints: list[dict[str, Any]] = []
@@ -284,12 +272,12 @@ def verdict(sprints: list[dict[str, Any]]) -> list[str]:
     elif respect < RESPECT_FLOOR:
         lines.append(
             f"after one sprint of phase 2 ({name}): nudge-respect ratio {pct(respect)} < 50%: "
-            "open a follow-up ADR; do not promote the advisory to a hard gate (D-009)"
+            f"agents followed under half of the advice: {FOLLOW_UP}"
         )
     else:
         lines.append(
             f"after one sprint of phase 2 ({name}): nudge-respect ratio {pct(respect)} >= 50%: "
-            "no follow-up ADR"
+            "agents follow the advice; no follow-up decision record needed"
         )
     if rate is None:
         lines.append(f"{name}: pre-Read consultation rate not measurable (no triggers)")

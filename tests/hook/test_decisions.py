@@ -145,6 +145,35 @@ def test_session_start_is_recorded_in_every_mode(hook: Hook) -> None:
     assert hook.events()[0]["event"] == "session_start"
 
 
+@pytest.mark.parametrize(
+    ("exported", "installed", "unknown"),
+    [
+        ("false", "advise", "MISHKAN_GRAPHIFY_NUDGE=false"),  # exported wins, and is named
+        (None, "bogus", "--mode=bogus"),
+        ("OFF", "advise", None),  # a mode, whatever its case
+        ("telemetry", None, None),
+        (None, None, None),  # nothing given: the phase-1 default, not a surprise
+        ("x" * 1000, None, "MISHKAN_GRAPHIFY_NUDGE=" + "x" * 41),  # cut to 64 characters
+    ],
+)
+def test_session_start_names_a_mode_setting_it_does_not_know(
+    hook: Hook, exported: str | None, installed: str | None, unknown: str | None
+) -> None:
+    """An unrecognised setting runs as telemetry (D-009's phase-1 default); the
+    session_start line says which setting it was, so the report can tell the user."""
+    if exported is None:
+        del hook.env["MISHKAN_GRAPHIFY_NUDGE"]
+    else:
+        hook.env["MISHKAN_GRAPHIFY_NUDGE"] = exported
+    raw = json.dumps(hook_input(hook.repo, event="SessionStart")).encode()
+    assert graphify_nudge.guarded_run(raw, hook.environ(), None, installed) == ""
+    (event,) = hook.events()
+    assert list(event)[-2:] == ["source", "unknown_mode"]
+    assert event["unknown_mode"] == unknown
+    if unknown is not None:
+        assert event["mode"] == "telemetry"
+
+
 # -- 7. opt-out ----------------------------------------------------------------
 
 

@@ -65,9 +65,60 @@ def test_github_commands_are_escaped_like_the_toolkit() -> None:
     )
 
 
-def test_json_is_an_array_of_findings() -> None:
+def _skipped(*findings: Finding, artifacts: int = 0) -> Report:
+    """A run that named two files without the marker."""
+    rules = all_rules()
+    return Report(list(findings), rules, files=3, artifacts=artifacts, skipped=["a.md", "b c.md"])
+
+
+SKIP = 'skipped: no "mishkan: ingest" marker (only marked files are Cognee work artifacts)'
+
+
+def test_text_names_each_skipped_file_and_never_says_passed_when_nothing_was_checked() -> None:
+    out, err = render(_skipped(), "text")
+    assert out.splitlines() == [
+        f"a.md: {SKIP}",
+        f"b c.md: {SKIP}",
+        'Nothing checked: none of the 3 file(s) read has the "mishkan: ingest" marker (only '
+        "marked files are Cognee work artifacts; --all lints them anyway).",
+    ]
+    assert err == ""
+    out, _ = render(_skipped(artifacts=1), "text")
+    assert (
+        out.splitlines()[-1]
+        == "All checks passed! (1 artifact(s) checked, 2 skipped, 0 suppressed)"
+    )
+    out, _ = render(_skipped(ACTIVE, artifacts=1), "text")
+    assert out.splitlines()[-1] == (
+        "Found 1 finding(s) in 1 file(s) (1 artifact(s) checked, 2 skipped, 0 suppressed)."
+    )
+    out, _ = render(Report([], [], files=0, artifacts=0), "text")
+    assert out.startswith("Nothing checked: no .md, .markdown, .mdx or .txt file")
+
+
+def test_json_and_sarif_and_github_say_which_files_were_skipped(tmp_path: Path) -> None:
+    doc = json.loads(render(_skipped(), "json")[0])
+    assert (doc["files"], doc["checked"], doc["findings"]) == (3, 0, [])
+    assert doc["skipped"] == [{"path": "a.md", "why": SKIP}, {"path": "b c.md", "why": SKIP}]
+    log = json.loads(sarif(_skipped(), root=str(tmp_path)))
+    check_sarif(log)
+    (invocation,) = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True  # a skip is no failure to run
+    notes = invocation["toolExecutionNotifications"]
+    assert [n["level"] for n in notes] == ["note", "note"]
+    assert notes[1]["message"]["text"] == f"b c.md: {SKIP}"
+    where = notes[1]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert where["uri"].endswith("b%20c.md")
+    assert log["runs"][0]["results"] == []
+    # a log line, not an annotation on every unmarked file of a PR
+    assert github(_skipped()).splitlines() == [f"a.md: {SKIP}", f"b c.md: {SKIP}"]
+
+
+def test_json_is_an_object_with_the_findings() -> None:
     out, _ = render(_report(ACTIVE, SUPPRESSED), "json")
-    items = json.loads(out)
+    doc = json.loads(out)
+    assert (doc["files"], doc["checked"], doc["skipped"]) == (3, 2, [])
+    items = doc["findings"]
     assert isinstance(items, list) and len(items) == 2
     for item in items:
         assert {"path", "rule", "line", "end_line", "message", "evidence"} <= set(item)

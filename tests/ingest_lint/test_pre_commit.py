@@ -24,6 +24,9 @@ REPO = Path(__file__).resolve().parents[2]
 HOOK_ID = "mishkan-ingest-lint"
 ACCEPT = FRONT + "# Decision\n\n" + PROSE * 3
 REJECT = FRONT + "# calls\n\n" + fence("\n".join(f"pkg.a.f{i} -> pkg.b.g{i}" for i in range(40)))
+#: what most commits hold: Markdown that is not bound for Cognee work
+UNMARKED = "# Contributing\n\n" + PROSE * 2
+SKIP = 'skipped: no "mishkan: ingest" marker (only marked files are Cognee work artifacts)'
 
 # The real pre-commit builds a virtualenv from PyPI: a real-counterpart run,
 # like the CLI and graphify ones, so it runs once, in `tox -e e2e`.
@@ -84,3 +87,37 @@ def test_try_repo_accepts_prose_and_rejects_a_dump(tmp_path: Path) -> None:
     assert "Failed" in output and f"hook id: {HOOK_ID}" in output, output
     assert "calls.md:8:1: IL401 call graph: 40 edge lines" in output, output
     assert "decision.md" not in output.split(f"hook id: {HOOK_ID}", 1)[1], output
+
+
+def test_unmarked_markdown_in_a_commit_passes_and_is_named_when_the_hook_fails(
+    tmp_path: Path,
+) -> None:
+    """pre-commit passes every staged Markdown file by name (and splits them into
+    batches), so a commit of unmarked files only must pass: the skip is said, and
+    not a failure. ``try-repo`` with neither --files nor --all-files runs on the staged
+    files, as the commit's own hook run does."""
+    if shutil.which("git") is None:
+        pytest.fail("git is required to drive pre-commit (apt-get install git)")
+    project = tmp_path / "harness"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / "CONTRIBUTING.md").write_text(UNMARKED, encoding="utf-8")
+    (project / "notes.txt").write_text(UNMARKED, encoding="utf-8")
+    subprocess.run(["git", "add", "CONTRIBUTING.md", "notes.txt"], cwd=project, check=True)
+    home = tmp_path / "pre-commit-home"
+
+    unmarked = _pre_commit("try-repo", str(REPO), HOOK_ID, "--verbose", cwd=project, home=home)
+    output = unmarked.stdout + unmarked.stderr
+    assert unmarked.returncode == 0, output
+    assert "Passed" in output, output
+    assert f"CONTRIBUTING.md: {SKIP}" in output and f"notes.txt: {SKIP}" in output, output
+    assert "All checks passed" not in output, output
+
+    (project / "calls.md").write_text(REJECT, encoding="utf-8")
+    subprocess.run(["git", "add", "calls.md"], cwd=project, check=True)
+    failed = _pre_commit("try-repo", str(REPO), HOOK_ID, cwd=project, home=home)
+    output = failed.stdout + failed.stderr
+    assert failed.returncode == 1, output
+    assert "calls.md:8:1: IL401 call graph: 40 edge lines" in output, output
+    # (pre-commit may lint the three in separate batches: each batch says its own skips)
+    assert f"CONTRIBUTING.md: {SKIP}" in output and f"notes.txt: {SKIP}" in output, output

@@ -140,7 +140,9 @@ def test_respect_below_half_asks_for_a_follow_up_adr(tmp_path: Path) -> None:
     assert data["nudge_respect_ratio"] == 0.25
     assert data["verdict"] == [
         "phase 2: target not met, pre-Read consultation rate 0.0% < 80%",
-        "nudge-respect ratio 25.0% < 50%: open a follow-up ADR — do not harden",
+        "nudge-respect ratio 25.0% < 50%: agents follow under half of the advice: write a "
+        "follow-up decision record (ADR) on what to change, and do not make the hook block "
+        "calls instead (D-009)",
     ]
 
 

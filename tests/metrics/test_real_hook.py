@@ -3,6 +3,7 @@ session is written as transcripts, and both give exactly the same ratios."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from fractions import Fraction
 from pathlib import Path
@@ -10,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from tests import console
 from tests.metrics import scenario
 from tests.metrics.helpers import report
 
@@ -151,3 +153,27 @@ def test_cap_of_three_nudges_per_agent(tmp_path: Path) -> None:
     _exact(tele["nudge_respect_ratio"], Fraction(3, 6))
     assert back["nudge_respect_ratio"] == tele["nudge_respect_ratio"]
     assert back["pre_read_consultation_rate"] == tele["pre_read_consultation_rate"]
+
+
+def test_a_mode_setting_the_hook_does_not_know_is_named_in_the_report(tmp_path: Path) -> None:
+    """`MISHKAN_GRAPHIFY_NUDGE=false` quietly meant telemetry mode (issue 29): the real
+    hook runs it so (D-009's phase-1 default) and says so in its session_start line,
+    and the report, through the console script, names the setting and its sessions."""
+    root = scenario.make_project(tmp_path)
+    telemetry = tmp_path / "telemetry"
+    hook = scenario.Hook(root, telemetry, "false")
+    steps = scenario.script(str(root))[:6]
+    played = [scenario.play(hook, session, steps) for session in ("s-one", "s-two")]
+    assert all(ctx is None for run in played for ctx in run.contexts)  # never advised
+    done = console.mishkan("metrics", "--telemetry-dir", str(telemetry), "--format", "json",
+                           "--transcripts", "none")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["phase"] == 1 and data["sessions_off"] == 0
+    assert data["unknown_modes"] == {"MISHKAN_GRAPHIFY_NUDGE=false": ["s-one", "s-two"]}
+    text = console.mishkan("metrics", "--telemetry-dir", str(telemetry), "--transcripts", "none")
+    assert (
+        "  telemetry mode in 2 sessions because MISHKAN_GRAPHIFY_NUDGE=false is not a mode "
+        "(advise, telemetry, off): the hook runs anything else as telemetry, D-009's phase-1 "
+        "default (it records, never advises); MISHKAN_GRAPHIFY_NUDGE=off turns it off"
+    ) in text.stdout.splitlines()

@@ -16,7 +16,7 @@ sprint    mode       script                                 respect     consulta
 ========  =========  =====================================  ==========  ============
 
 So the verdict is D-009's: after the first sprint of phase 2 (W11), a
-nudge-respect ratio under 50% asks for a follow-up ADR.
+nudge-respect ratio under 50% asks for a follow-up ADR (decision record).
 """
 
 from __future__ import annotations
@@ -148,8 +148,9 @@ def test_the_committed_reports_are_this_runs(sprints: dict[str, Any]) -> None:
 
 def test_the_verdict_is_d009s(sprints: dict[str, Any]) -> None:
     assert _trend(sprints)["verdict"] == [
-        "after one sprint of phase 2 (2026-W11): nudge-respect ratio 14.3% < 50%: open a "
-        "follow-up ADR; do not promote the advisory to a hard gate (D-009)",
+        "after one sprint of phase 2 (2026-W11): nudge-respect ratio 14.3% < 50%: agents "
+        "followed under half of the advice: write a follow-up decision record (ADR) on what "
+        "to change, and do not make the hook block calls instead (D-009)",
         "2026-W11: pre-Read consultation rate 77.8% < 80%: target not met",
         "latest sprint 2026-W12 against 2026-W11: nudge-respect 57.1% (up 42.9 points), "
         "pre-Read consultation 100.0% (up 22.2 points)",
@@ -171,8 +172,13 @@ def test_the_text_report(sprints: dict[str, Any]) -> None:
     assert words[2] == "2026-W11 2 14.3% (1/7) < 50% 77.8% (7/9) < 80% follow-up-adr"
     assert words[1] == "2026-W10 1 n/a 77.8% (7/9) < 80% enable-phase-2"
     assert words[3] == "2026-W12 2 57.1% (4/7) 100.0% (9/9) keep-phase-2"
-    assert "  open a follow-up ADR" not in out  # the verdict line says it in full:
-    assert "nudge-respect ratio 14.3% < 50%: open a follow-up ADR" in out
+    assert "nudge-respect ratio 14.3% < 50%: agents followed under half" in out
+    # the terms it uses, glossed once, at the end
+    terms = lines[lines.index("terms:") + 1 :]
+    assert [t.split(":")[0].strip() for t in terms] == [
+        "trigger", "nudge-respect ratio", "pre-Read consultation rate", "phase 1, phase 2", "ADR",
+    ]  # fmt: skip
+    assert out.count("architecture decision record") == 1
     grid = lines[lines.index("nudge-respect ratio per agent:") + 1 :][:3]
     assert grid[0].split() == ["agent", "2026-W10", "2026-W11", "2026-W12"]
     assert grid[2].split() == ["salma", "n/a", "33.3%", "(<", "50%)", "33.3%", "(<", "50%)"]
@@ -242,7 +248,7 @@ def test_chromium_renders_the_trend_and_its_numbers_equal_the_json(
                 want[(f"agent:{agent}@{row['sprint']}", key)] = fig[key]
     assert {k: v for k, (v, _text) in found.items()} == want
     assert found[("sprint:2026-W11", "nudge_respect_ratio")][1] == "14.3% (1/7)"
-    assert "open a follow-up ADR" in dom
+    assert "write a follow-up decision record (ADR)" in dom
 
     shot = tmp_path / "trend.png"
     shotted = _chromium(browser, tmp_path / "profile", f"--screenshot={shot}",

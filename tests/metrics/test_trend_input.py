@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from mishkan_core import sprint_close
+from mishkan_core.metrics import sprint_reports
 from tests.metrics.helpers import cli, no_hang
 
 COUNTS = {"nudges": 4, "nudges_respected": 1, "triggers": 6, "triggers_consulted": 3}
@@ -31,7 +31,7 @@ def _report(directory: Path, name: str, *, sprint: str | None = None, until: str
     path = directory / name
     path.write_text(
         "---\nmishkan: ingest\nkind: sprint-report\n"
-        f"sprint: {json.dumps(sprint or name[:-3])}\ngenerator: {sprint_close.GENERATOR}\n"
+        f"sprint: {json.dumps(sprint or name[:-3])}\ngenerator: {sprint_reports.GENERATOR}\n"
         f'since: ""\nuntil: {json.dumps(until)}\nphase: {phase}\n'
         f"recommendation: keep-phase-2\nfigures: {line}\n---\n\n# report\n"
     )
@@ -122,7 +122,7 @@ def test_links_fifos_big_files_and_strangers_are_never_read(tmp_path: Path) -> N
     os.mkfifo(reports / "fifo.md")
     big = _report(reports, "big.md", until="2026-03-15T00:00:00Z")
     with big.open("a") as fh:
-        fh.write("x" * (sprint_close.REPORT_LIMIT + 1))
+        fh.write("x" * (sprint_reports.REPORT_LIMIT + 1))
     (reports / "notes.md").write_text("---\ntitle: not a sprint-close report\n---\n")
     with no_hang():
         data = _trend(reports)
@@ -154,9 +154,9 @@ def test_the_default_directory_is_sprint_closes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _report(tmp_path / "docs" / "sprint-close", "s.md", until="2026-03-01T00:00:00Z")
-    monkeypatch.delenv(sprint_close.REPORT_DIR_ENV, raising=False)
+    monkeypatch.delenv(sprint_reports.REPORT_DIR_ENV, raising=False)
     monkeypatch.setenv("CLAUDE_PROJECT_DIR", str(tmp_path))
     code, out, _err = cli("--trend")
     assert code == 0 and "1 sprint" in out
-    monkeypatch.setenv(sprint_close.REPORT_DIR_ENV, str(tmp_path / "nowhere"))
+    monkeypatch.setenv(sprint_reports.REPORT_DIR_ENV, str(tmp_path / "nowhere"))
     assert cli("--trend")[0] == 2

@@ -220,3 +220,33 @@ def test_the_installed_wheel_installs_the_hook_from_a_clean_venv(
     _run([mishkan, "install", "--scope", "plugin", "--plugin-dir", str(plugin), "--uninstall"],
          env=env)  # fmt: skip
     assert tree(plugin) == before
+
+
+def test_the_installed_wheels_demo_runs_where_python_3_9_is_the_only_python(
+    dist: dict[str, Path], tmp_path: Path
+) -> None:
+    """`mishkan demo` of a wheel installed on 3.9, with a PATH that holds only that
+    interpreter's directory and git: nothing in it asks for 3.11 or any other Python
+    (the hook it installs and plays runs on 3.9 too), and HOME stays empty."""
+    real = _env.discover("3.9")
+    venv = tmp_path / "venv"
+    only = tmp_path / "git-only"
+    only.mkdir()
+    git = shutil.which("git")
+    assert git is not None, "git is required (apt-get install git)"
+    (only / "git").symlink_to(git)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {"PATH": f"{os.path.dirname(real.path)}:{only}", "HOME": str(home),
+           "TMPDIR": str(tmp_path)}  # fmt: skip
+    _run([real.path, "-m", "venv", str(venv)], env=env)
+    _run([str(venv / "bin" / "python"), "-m", "pip", "install", "--no-index", "--no-deps",
+          "--no-cache-dir", "--quiet", "--disable-pip-version-check", str(dist["wheel"])],
+         env=env)  # fmt: skip
+    for python in ("python3.10", "python3.11", "python3.12", "python3.13"):
+        assert shutil.which(python, path=env["PATH"]) is None, python
+    done = _run([str(venv / "bin" / "mishkan"), "demo"], env=env)
+    assert f"compiled payload/mishkan/hooks/graphify_nudge.py with {real.path}" in done.stdout
+    assert done.stdout.count("-> [graphify-nudge]") == 3
+    assert "nudge-respect ratio:         66.7% (2/3)" in done.stdout
+    assert done.stderr == "" and list(home.iterdir()) == []

@@ -17,7 +17,8 @@ import pytest
 
 from mishkan_core import graph_refresh, sprint_close
 from mishkan_core.cli import build_parser
-from tests import graphify_layout
+from mishkan_core.metrics import sprint_reports
+from tests import console, graphify_layout
 from tests.metrics.helpers import Telemetry
 
 NOW = datetime(2026, 12, 9, 12, 0, tzinfo=timezone.utc)
@@ -111,7 +112,7 @@ def _report(**fig: Any) -> dict[str, Any]:
         ({"sessions": 0}, "no-data", "nothing to decide"),
         ({"phase": 1, "triggers": 0}, "stay-phase-1", "not measured"),
         ({"phase": 1, "pre_read_consultation_rate": 0.4}, "enable-phase-2", "baseline is measured"),
-        ({"nudge_respect_ratio": 0.49}, "follow-up-adr", "do not promote"),
+        ({"nudge_respect_ratio": 0.49}, "follow-up-adr", "do not make the hook block calls"),
         ({"nudge_respect_ratio": 0.49, "pre_read_consultation_rate": 0.95}, "follow-up-adr", "ADR"),
         ({"pre_read_consultation_rate": 0.8}, "keep-phase-2", "target met"),
         ({"pre_read_consultation_rate": 0.79}, "keep-phase-2", "re-measure"),
@@ -122,13 +123,32 @@ def _report(**fig: Any) -> dict[str, Any]:
 def test_the_phase_recommendation_follows_d009(
     fig: dict[str, Any], verdict: str, words: str
 ) -> None:
-    rec = sprint_close.recommend(_report(**fig))
+    rec = sprint_close.recommend(_report(**fig), "installed")
     assert rec.verdict == verdict and words in rec.text
+    assert "harden" not in rec.text and "hard gate" not in rec.text  # plain words
 
 
-def test_notes_for_a_stale_graph_and_sessions_with_the_hook_off() -> None:
-    rec = sprint_close.recommend(_report(fresh=5, stale=4, absent=1, off_sessions=["a", "b"]))
-    assert any("50.0% of triggers (5 of 10) met a stale or absent graph" in n for n in rec.notes)
+@pytest.mark.parametrize(
+    ("refresh", "says", "never"),
+    [
+        ("installed", "the refresh trigger is installed, but it rebuilds only after a commit",
+         "install the refresh trigger"),
+        ("missing", "install the refresh trigger (graphify hook install, printed below)",
+         "is installed"),
+        ("unknown", "unknown (no git hooks directory)", "is installed"),
+    ],
+)  # fmt: skip
+def test_notes_for_a_stale_graph_and_sessions_with_the_hook_off(
+    refresh: str, says: str, never: str
+) -> None:
+    """The note on a stale graph reads the refresh trigger's state, as the console
+    line and the artifact do: never "install it" right after "installed"."""
+    rec = sprint_close.recommend(
+        _report(fresh=5, stale=4, absent=1, off_sessions=["a", "b"]), refresh
+    )
+    (stale,) = [n for n in rec.notes if "met a stale or absent graph" in n]
+    assert stale.startswith("50.0% of triggers (5 of 10) met a stale or absent graph")
+    assert says in stale and never not in stale
     assert any("off in 2 sessions" in n for n in rec.notes)
     assert sprint_close.stale_share(_report(fresh=None, stale=None, absent=None))[0] is None
 
@@ -156,7 +176,7 @@ def test_print_mode_writes_an_artifact_that_passes_the_real_ingest_lint(tmp_path
     assert text.startswith("---\nmishkan: ingest\nkind: sprint-report\n")
     lint = _lint(artifact)
     assert lint.returncode == 0, lint.stdout + lint.stderr
-    front = sprint_close.front_matter(text)
+    front = sprint_reports.front_matter(text)
     assert front["recommendation"] == "enable-phase-2" and front["phase"] == "1"
     assert front["since"] == "2026-12-07T00:00:00Z"
     # the plugin agent counts as hizkiah; the off session and the stale trigger are listed
@@ -354,6 +374,47 @@ def test_the_refresh_trigger_is_read_where_git_runs_hooks(tmp_path: Path) -> Non
     assert "graphify hook install" not in out
     text = next((project / "docs" / "sprint-close").glob("*.md")).read_text()
     assert "Refresh trigger (graphify's post-commit hook): installed." in text
+
+
+@pytest.mark.parametrize("installed", [True, False])
+def test_the_console_says_one_thing_about_the_refresh_trigger(
+    tmp_path: Path, installed: bool
+) -> None:
+    """Through the console script: with a stale graph, the note on it agrees with the
+    refresh-trigger line above it (issue 29: "install the refresh hook" was printed
+    right after "graphify's post-commit hook installed")."""
+    project = _project(tmp_path)
+    t = _telemetry(project)
+    t.trigger("s1", "nathan", graph="stale")
+    t.trigger("s1", "nathan", graph="fresh")
+    _git(project, "init", "-q")
+    if installed:
+        hook = project / ".git" / "hooks" / "post-commit"
+        hook.write_text("#!/bin/sh\n# graphify-hook-start\n# graphify-hook-end\n")
+        hook.chmod(0o755)
+    done = console.mishkan(
+        "sprint-close",
+        "--project",
+        str(project),
+        "--sprint",
+        "2026-W50",
+        "--extract",
+        "print",
+        env=_env(tmp_path),
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    state = "installed" if installed else "missing"
+    assert f"read     refresh trigger: graphify's post-commit hook {state}" in lines
+    (note,) = [line for line in lines if "met a stale or absent graph" in line]
+    assert note.startswith("  note: 50.0% of triggers (1 of 2) met a stale or absent graph")
+    if installed:
+        assert "the refresh trigger is installed, but it rebuilds only after a commit" in note
+        assert "install the refresh" not in done.stdout
+        assert "graphify hook install" not in done.stdout
+    else:
+        assert "install the refresh trigger (graphify hook install, printed below)" in note
+        assert "  graphify hook install    # install the refresh trigger (D-008)" in lines
 
 
 @pytest.mark.parametrize("planted", ["docs", "docs/sprint-close"])
