@@ -23,14 +23,18 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from tests.install._tree import fan_out
 
@@ -297,6 +301,33 @@ def test_sprint_close_never_runs_a_graphify_from_a_relative_path_entry(world: Pa
     _script(p / "graphify", f'touch "{marker}"')
     done = mishkan(world, "sprint-close", "--sprint", "s1", cwd=p, PATH=".::/usr/bin:/bin")
     done.one_line_exit_2("graphify not found on PATH")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("entry", [".", "", "bin", "node_modules/.bin"])
+def test_the_index_builder_never_takes_graphify_from_a_relative_path_entry(
+    world: Path, entry: str
+) -> None:
+    """Issue 31: the builder's `graphify` lookup (`find_graphify_script`, also
+    routing check's and install's) honoured relative PATH entries, which
+    resolve against the clone: its `bin/graphify` and a planted
+    `graphifyy-0.9.59.dist-info` chose the dialect of every advice. The
+    script is never run either way."""
+    p = world / "p"
+    marker = world / "ran"
+    where = p / (entry or ".")
+    _script(where / "graphify", f'touch "{marker}"')
+    site = where.parent / "lib" / "python3.11" / "site-packages" / "graphifyy-0.9.59.dist-info"
+    site.mkdir(parents=True)
+    (site / "METADATA").write_text("Metadata-Version: 2.1\nName: graphifyy\nVersion: 0.9.59\n\n")
+    graph = {"graph": {"graphify_version": "0.9.96"}, "nodes": [NODE], "links": []}
+    (p / ".graphify").mkdir()
+    (p / ".graphify" / "graph.json").write_text(json.dumps(graph))
+    done = mishkan(world, "graph-index", "--project", ".", cwd=p, PATH=f"{entry}:/usr/bin:/bin")
+    assert done.code == 0, done.stderr
+    (index,) = (p / ".mishkan" / "telemetry" / ".index").glob("*.idx")
+    header = index.read_bytes().split(b"\n", 1)[0].decode()
+    assert header.split("\t")[-1] == "0.9.96"  # the graph's own release, not the clone's
     assert not marker.exists()
 
 
@@ -730,3 +761,119 @@ def test_a_planted_install_record_changes_nothing_uninstall_does(world: Path, na
     without = _outcome(world, name, plant=False)
     assert with_plant == without
     assert not any(PWNED.encode() in v for v in with_plant.values() if isinstance(v, bytes))
+
+
+# --------------------------------------------------------------------------- #
+# 9. every failure of the index builder is recorded and backs off (issue 31)
+
+#: a node graphify 0.9.96 writes, for shapes built around it
+NODE = {"id": "a", "label": "a()", "norm_label": "a()", "source_file": "a.py",
+        "source_location": "L1", "file_type": "code"}  # fmt: skip
+LINK = {"source": "a", "target": "a", "relation": "calls", "source_file": "a.py",
+        "source_location": "L1"}  # fmt: skip
+_ANY_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=4), inner,
+                                                                max_size=3),
+    max_leaves=8,
+)  # fmt: skip
+
+
+def _shaped(template: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """``template`` with any of its keys left out and any value replaced: by
+    the same value in a list or an object (what graphify never writes there),
+    or by any JSON."""
+
+    def values(value: Any) -> st.SearchStrategy[Any]:
+        wrapped = st.lists(st.just(value), min_size=1, max_size=2) | st.just({"id": value})
+        return st.just(value) | wrapped | _ANY_JSON
+
+    return st.fixed_dictionaries(
+        {}, optional={key: values(value) for key, value in template.items()}
+    )
+
+
+GRAPHS = st.one_of(
+    _ANY_JSON,
+    st.fixed_dictionaries(
+        {"nodes": st.lists(_shaped(NODE) | _ANY_JSON, max_size=4)},
+        optional={"links": st.lists(_shaped(LINK) | _ANY_JSON, max_size=4) | _ANY_JSON,
+                  "edges": st.lists(_shaped(LINK), max_size=2),
+                  "graph": _ANY_JSON | st.fixed_dictionaries({"graphify_version": _ANY_JSON}),
+                  "built_at_commit": st.text(max_size=12)},
+    ),
+)  # fmt: skip
+
+
+def _attempt(p: Path) -> str:
+    index = p / ".mishkan" / "telemetry" / ".index"
+    found = sorted(index.glob("*.attempt")) if index.is_dir() else []
+    return found[0].read_text() if found else ""
+
+
+@settings(max_examples=50, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(graph=GRAPHS)
+@example(graph={"nodes": [NODE], "links": [{**LINK, "source": ["a"]}]})  # the reported one
+@example(graph={"nodes": [NODE], "links": [{**LINK, "relation": ["contains"]}]})
+def test_graph_index_is_built_or_one_line_whatever_graph_json_holds(
+    world: Path, graph: Any
+) -> None:
+    """Issue 31, finding 2, as a property over graph shapes: a link whose
+    `source` was a list raised TypeError, which nothing caught (a traceback,
+    exit 1, and the attempt left "building", so the hook retried every ten
+    minutes). Now: built, or exit 2 with one line and the attempt "failed: why"."""
+    p = world / "p"
+    shutil.rmtree(p / ".mishkan", ignore_errors=True)
+    (p / ".graphify").mkdir(exist_ok=True)
+    (p / ".graphify" / "graph.json").write_text(json.dumps(graph))
+    done = mishkan(world, "graph-index", "--project", str(p))
+    if done.code == 0:
+        assert done.stdout.startswith("graph index built: ") and done.stderr == ""
+        assert _attempt(p).endswith("\tbuilt")
+    else:
+        done.one_line_exit_2("mishkan graph-index: ")
+        assert "\tfailed: " in _attempt(p) or "no `nodes` list" in done.stderr or (
+            "graph.json" in done.stderr)  # fmt: skip
+        assert len(_attempt(p)) < 600
+
+
+@pytest.mark.parametrize(
+    "graph",
+    [{"nodes": [NODE], "links": [{**LINK, "source": ["a"]}]},
+     {"nodes": [NODE], "links": [{**LINK, "relation": ["contains"]}]},
+     {"nodes": [NODE], "links": [{**LINK, "target": {"id": "a"}}]}],
+    ids=["list-source", "list-relation", "object-target"],
+)  # fmt: skip
+def test_a_failed_build_is_recorded_and_the_hook_waits_a_day(world: Path, graph: Any) -> None:
+    """The process the hook spawns, on the graphs of finding 2: its attempt
+    says `failed: <why>`, and the installed hook, called again eleven minutes
+    later (past the ten of a build that left no word), spawns no new build
+    (docs/hook.md: a failed graph version is retried after a day)."""
+    from tests.hook.conftest import hook_input
+
+    p = world / "p"
+    (p / ".graphify").mkdir()
+    (p / ".graphify" / "graph.json").write_text(json.dumps(graph))
+    (p / "a.py").write_text("def a():\n    pass\n")
+    assert mishkan(world, "install", "--project", str(p), "--python", PYTHON).code == 0
+    command = json.loads((p / ".claude" / "settings.json").read_text())["hooks"]["PreToolUse"]
+    registered = command[-1]["hooks"][0]["command"]
+
+    def call() -> None:
+        stdin = json.dumps(hook_input(p, "Read", {"file_path": str(p / "a.py")}))
+        subprocess.run(["/bin/sh", "-c", registered], input=stdin.encode(), cwd=str(p),
+                       env=_env(world, CLAUDE_PROJECT_DIR=str(p)), capture_output=True,
+                       timeout=60, check=True)  # fmt: skip
+
+    call()
+    deadline = time.monotonic() + 60
+    while "\tfailed: " not in _attempt(p):
+        assert time.monotonic() < deadline, f"no failure recorded: {_attempt(p)!r}"
+        time.sleep(0.1)
+    attempt = next((p / ".mishkan" / "telemetry" / ".index").glob("*.attempt"))
+    eleven_minutes_ago = time.time() - 660
+    os.utime(attempt, (eleven_minutes_ago, eleven_minutes_ago))
+    call()
+    time.sleep(1.0)  # a spawned builder would have written "spawned" at once
+    assert "\tfailed: not a graph this builder reads" in attempt.read_text()
+    assert abs(attempt.stat().st_mtime - eleven_minutes_ago) < 1
