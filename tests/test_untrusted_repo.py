@@ -877,3 +877,39 @@ def test_a_failed_build_is_recorded_and_the_hook_waits_a_day(world: Path, graph:
     time.sleep(1.0)  # a spawned builder would have written "spawned" at once
     assert "\tfailed: not a graph this builder reads" in attempt.read_text()
     assert abs(attempt.stat().st_mtime - eleven_minutes_ago) < 1
+
+
+# --------------------------------------------------------------------------- #
+# 10. output is bounded by input (tests/test_output_bounds.py, every command);
+# repository names in Markdown are text, not markup (issue 31)
+
+HTML_NAME = '<img src="https://evil.example/p.png" onerror="alert(1)">'
+LINK_NAME = "[review approved](https://evil.example)"
+
+
+def test_names_from_the_repository_are_text_in_markdown(world: Path) -> None:
+    """The trend's Markdown (a note for the sprint review, pasted into a PR)
+    printed a sprint or agent name from a report as it was: raw HTML and links
+    GitHub renders. The same for metrics' verdict lines (an off session's id)."""
+    reports = world / "p" / "reports"
+    reports.mkdir()
+    counts = {"nudges": 1, "nudges_respected": 0, "triggers": 1, "triggers_consulted": 0}
+    figures = json.dumps({"v": 1, **counts, "per_agent": {LINK_NAME: counts}})
+    (reports / "s1.md").write_text(
+        f"---\nsprint: {json.dumps(HTML_NAME)}\ngenerator: mishkan sprint-close\n"
+        f"until: 2026-03-01\nphase: 2\nfigures: {figures}\n---\n"
+    )
+    telemetry = world / "p" / "telemetry"
+    telemetry.mkdir()
+    line = {"v": 1, "ts": 1.0, "event": "session_start", "session": HTML_NAME, "mode": "off"}
+    (telemetry / "s.jsonl").write_text(json.dumps(line) + "\n")
+    trend = mishkan(world, "metrics", "--trend", str(reports), "--format", "markdown")
+    report = mishkan(world, "metrics", "--telemetry-dir", str(telemetry), "--transcripts",
+                     "none", "--format", "markdown")  # fmt: skip
+    for done in (trend, report):
+        assert done.code == 0, done.stderr
+        outside_code = re.sub(r"`[^`\n]*`", "", done.stdout)  # code spans hold no markup
+        assert re.search(r"(?<!\\)<img", outside_code) is None, done.stdout
+        assert re.search(r"(?<!\\)\]\(https://evil", outside_code) is None, done.stdout
+        assert "\\<img" in done.stdout
+    assert "\\[review approved\\](https://evil.example)" in trend.stdout
