@@ -176,8 +176,8 @@ def test_metrics_from_transcripts(tmp_path: Path) -> None:
         line = {"type": "assistant", "agentId": "a", "sessionId": f"s{i}", "cwd": "/r",
                 "timestamp": "2026-11-30T05:08:53.242Z", "message": {"content": [use]}}  # fmt: skip
         (sub / "agent-a.jsonl").write_text(json.dumps(line) + "\n")
-    argv = [str(MISHKAN), "metrics", "--from-transcripts", "transcripts", "--format", "json"]
-    done = subprocess.run(argv, cwd=tmp_path, capture_output=True, check=True)
+    whole = [str(MISHKAN), "metrics", "--from-transcripts", "transcripts", "--format", "json"]
+    done = subprocess.run(whole, cwd=tmp_path, capture_output=True, check=True)
     assert json.loads(done.stdout)["sessions"] == 2_000
     for fmt in FORMATS:
         argv = ("metrics", "--from-transcripts", "transcripts", "--format", fmt)

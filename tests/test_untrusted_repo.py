@@ -788,21 +788,22 @@ def _shaped(template: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
         wrapped = st.lists(st.just(value), min_size=1, max_size=2) | st.just({"id": value})
         return st.just(value) | wrapped | _ANY_JSON
 
+    required: dict[str, st.SearchStrategy[Any]] = {}
     return st.fixed_dictionaries(
-        {}, optional={key: values(value) for key, value in template.items()}
+        required, optional={key: values(value) for key, value in template.items()}
     )
 
 
-GRAPHS = st.one_of(
-    _ANY_JSON,
-    st.fixed_dictionaries(
-        {"nodes": st.lists(_shaped(NODE) | _ANY_JSON, max_size=4)},
-        optional={"links": st.lists(_shaped(LINK) | _ANY_JSON, max_size=4) | _ANY_JSON,
-                  "edges": st.lists(_shaped(LINK), max_size=2),
-                  "graph": _ANY_JSON | st.fixed_dictionaries({"graphify_version": _ANY_JSON}),
-                  "built_at_commit": st.text(max_size=12)},
-    ),
-)  # fmt: skip
+_GRAPH_KEYS: dict[str, st.SearchStrategy[Any]] = {
+    "links": st.lists(_shaped(LINK) | _ANY_JSON, max_size=4) | _ANY_JSON,
+    "edges": st.lists(_shaped(LINK), max_size=2),
+    "graph": _ANY_JSON | st.fixed_dictionaries({"graphify_version": _ANY_JSON}),
+    "built_at_commit": st.text(max_size=12),
+}
+_NODES: dict[str, st.SearchStrategy[Any]] = {
+    "nodes": st.lists(_shaped(NODE) | _ANY_JSON, max_size=4)
+}
+GRAPHS = st.one_of(_ANY_JSON, st.fixed_dictionaries(_NODES, optional=_GRAPH_KEYS))
 
 
 def _attempt(p: Path) -> str:
