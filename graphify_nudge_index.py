@@ -92,6 +92,7 @@ INDEX_MAX_SITES: "Final" = 64  # definition sites stored per name
 INDEX_CPU_SECONDS: "Final" = 120
 INDEX_MEMORY_BASE: "Final" = 256 << 20
 INDEX_MEMORY_PER_BYTE: "Final" = 16
+INDEX_REASON_CHARS: "Final" = 300  # a failed attempt's reason, on one line
 
 
 # ---------------------------------------------------------------------------
@@ -135,6 +136,7 @@ def main() -> "NoReturn":
         posix.closerange(directory + 1, 1 << 16)
         import signal
 
+        signal.signal(signal.SIGALRM, _out_of_time)  # a failure with its reason, recorded
         signal.alarm(INDEX_BUILD_SECONDS)  # never outlive a stuck build
         posix.nice(10)
         _build_locked(
@@ -145,6 +147,10 @@ def main() -> "NoReturn":
         pass
     finally:
         posix._exit(code)
+
+
+def _out_of_time(signum: int, frame: object) -> None:
+    raise GraphIndexError(f"over its time limit ({INDEX_BUILD_SECONDS} s)")
 
 
 # ---------------------------------------------------------------------------
@@ -183,19 +189,38 @@ def _build_locked(
                 lines = _index_lines(nodes, links, graph_path, accepts)
             if _graph_key_of(graph_path) != key:
                 raise GraphIndexError(f"{graph_path} changed while it was read")
-        except (GraphIndexError, OSError, ValueError, MemoryError, RecursionError) as exc:
-            why = str(exc) if not isinstance(exc, MemoryError) else "over its memory limit"
-            _write_small(f"{name}.attempt", f"{key}\tfailed: {why}"[:400].encode(), directory)
+            # the dialect (section 5) after the node count: the hook reads the
+            # capabilities, the version is for people
+            dialect = ",".join(sorted(accepts)) or "-"
+            header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\t{dialect}\t{version}\n".encode()
+            body = b"".join(line + b"\n" for line in lines)
+            _write_index(f"{name}.idx", header + body, directory)
+        except Exception as exc:
+            # Whatever graph.json holds (a list where a string was, a torn file,
+            # a shape no graphify writes) and whatever stops the build (its
+            # limits, a full disk): the attempt says why, so the hook waits a
+            # day (INDEX_FAILED_RETRY_SECONDS), not ten minutes, before the same
+            # graph version is parsed again; the caller gets one line.
+            why = _reason(exc)
+            _write_small(f"{name}.attempt", f"{key}\tfailed: {why}".encode(), directory)
             raise GraphIndexError(f"{graph_path}: {why}") from None
-        # the dialect (section 5) after the node count: the hook reads the
-        # capabilities, the version is for people
-        dialect = ",".join(sorted(accepts)) or "-"
-        header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\t{dialect}\t{version}\n".encode()
-        _write_index(f"{name}.idx", header + b"".join(line + b"\n" for line in lines), directory)
         _write_small(f"{name}.attempt", f"{key}\tbuilt".encode(), directory)
         return "built"
     finally:
         posix.close(fd)
+
+
+def _reason(exc: BaseException) -> str:
+    """Why a build failed, on one line of at most INDEX_REASON_CHARS: the
+    builder's own words, else the exception's kind (a graph no graphify
+    writes: a list where graphify writes a string raises a TypeError)."""
+    if isinstance(exc, MemoryError):
+        text = "over its memory limit"
+    elif isinstance(exc, (GraphIndexError, OSError)):
+        text = str(exc)
+    else:
+        text = f"not a graph this builder reads ({type(exc).__name__}: {exc})"
+    return " ".join(text.split())[:INDEX_REASON_CHARS]
 
 
 def _graph_stat(path: str) -> "posix.stat_result":
@@ -206,7 +231,8 @@ def _graph_stat(path: str) -> "posix.stat_result":
 
 
 def _graph_key_of(path: str) -> str:
-    return _graph_key(built_at_commit(path), _graph_stat(path))
+    st = _graph_stat(path)  # a regular file before it is opened
+    return _graph_key(built_at_commit(path), st)
 
 
 def _graph_size(path: str) -> int:
@@ -980,11 +1006,16 @@ def is_supported(version: str) -> "Optional[bool]":
 
 def find_graphify_script(path_value: "Optional[str]") -> "Optional[str]":
     """The first `graphify` on `path_value` (a PATH) that is an executable
-    regular file, as a shell would find it; empty entries are skipped."""
+    regular file, as a shell would find it, among its absolute entries only:
+    a relative entry (`.`, `bin`, `node_modules/.bin`) or an empty one (the
+    working directory) names the repository the hook or a command runs in,
+    and a clone's `bin/graphify` beside a planted `graphifyy-*.dist-info`
+    would choose the dialect the advice is written in. (The script is only
+    ever read, for its version: graphify_version_of never runs it.)"""
     import os
 
     for entry in (path_value or "").split(":"):
-        if not entry:
+        if not entry.startswith("/"):
             continue
         candidate = entry.rstrip("/") + "/graphify"
         st = _stat(candidate)

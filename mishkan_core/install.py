@@ -52,9 +52,11 @@ settings and agent files stays; :mod:`mishkan_core.json_text`,
 :mod:`mishkan_core.agent_file`), atomic, and safe in a hostile clone (every
 file is written without following links: :mod:`mishkan_core.safe_files`).
 Before the first change it keeps the settings as they were in
-``settings.json.mishkan-backup``, and records in ``.mishkan/install.json``
-what it wrote, so ``--uninstall`` removes only what it can prove it wrote and,
-when nothing else changed, gives every file back byte for byte.
+``settings.json.mishkan-backup``, and records what it wrote outside the
+project (:mod:`mishkan_core.install_record`: a clone can plant any file in
+it), so ``--uninstall`` removes only what it can prove it wrote and, when
+nothing else changed, gives every file back byte for byte; without a record
+it edits out exactly the entries and lines install writes.
 ``--dry-run`` prints the diff of every file, by scope, and writes nothing.
 """
 
@@ -62,7 +64,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import shlex
 import shutil
@@ -76,7 +77,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from mishkan_core import agent_file, graph_refresh, hook_chain, json_text, safe_files
+from mishkan_core import (
+    agent_file,
+    graph_refresh,
+    hook_chain,
+    install_record,
+    json_text,
+    safe_files,
+)
 from mishkan_core.hook_chain import BUILDER_MODULE, ENV_KEY, HOOK_MODULE, is_shim
 from mishkan_core.safe_files import Directory, LimitExceeded, UnsafeFile
 
@@ -86,7 +94,9 @@ PLUGIN_HOOKS_DIR = "hooks"
 PLUGIN_MANIFEST = (".claude-plugin", "plugin.json")
 SCOPES = ("project", "agents", "plugin")
 BACKUP_SUFFIX = ".mishkan-backup"
-MANIFEST = (".mishkan", "install.json")
+#: where installs before issue 31 kept their record: inside the project, so
+#: never read again (a clone can plant it); install_record keeps it outside
+LEGACY_RECORD = (".mishkan", "install.json")
 GITIGNORE_LINES = (".graphify/", ".mishkan/")
 #: every line install may add (and so remove): the link's only with the link
 GITIGNORE_ALL = (*GITIGNORE_LINES, graph_refresh.LINK_IGNORE)
@@ -423,50 +433,28 @@ def _plugin_plan(args: argparse.Namespace, plugin_dir: Path | None) -> Plan:
     return Plan(plugin, root, hooks_dir, root, parts, pycache, None, (), registration=PLUGIN_HOOKS)
 
 
-# -- the manifest: what install wrote, so uninstall removes only that ---------
+# -- install's record: what it wrote, so uninstall removes only that ---------------
 
 
-def _read_manifest(plan: Plan) -> dict[str, Any]:
-    """What an earlier install recorded; anything malformed is dropped (a
-    clone can commit this file, so nothing in it is trusted beyond its shape)."""
-    data = plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1])
-    try:
-        value = json_text.parse(data) if data is not None else None
-    except json_text.JsonError:
-        value = None
-    if not isinstance(value, dict) or value.get("v") != 1:
-        return {}
-    files = value.get("files")
-    agents = value.get("agents")
-    ignore = value.get("gitignore")
-    layout = value.get("layout")
-    return {
-        "v": 1,
-        "files": {k: v for k, v in files.items() if isinstance(v, str)}
-        if isinstance(files, dict)
-        else {},
-        "agents": {
-            k: v
-            for k, v in agents.items()
-            if isinstance(v, dict) and isinstance(v.get("before"), str)
-        }
-        if isinstance(agents, dict)
-        else {},
-        "gitignore": {
-            "added": [x for x in ignore.get("added") or [] if x in GITIGNORE_ALL],
-            "created": ignore.get("created") is True,
-            "terminated": ignore.get("terminated") is True,
-        }
-        if isinstance(ignore, dict) and isinstance(ignore.get("added", []), list)
-        else {},
-        "layout": {k: layout.get(k) is True for k in ("link", "directory")}
-        if isinstance(layout, dict)
-        else {},
-    }
+def _read_record(plan: Plan) -> dict[str, Any]:
+    """What this machine's install recorded for the project (outside it:
+    :mod:`mishkan_core.install_record`); ``{}`` when nothing was."""
+    return install_record.read(plan.project, plan.root, GITIGNORE_ALL)
 
 
-def _manifest_bytes(manifest: dict[str, Any]) -> bytes:
-    return (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode("utf-8")
+def _legacy_record_note(plan: Plan) -> str | None:
+    """A record inside the project (installs before issue 31 wrote one there;
+    a clone can plant one) is never read: say so, once, when there is one."""
+    where = plan.root.find(LEGACY_RECORD[:-1])
+    if where is None:
+        return None
+    with where:
+        if not where.exists(LEGACY_RECORD[-1]):
+            return None
+    return (
+        f"{'/'.join(LEGACY_RECORD)} is not read: install's record is kept outside the project "
+        f"now ({install_record.directory()}), since a clone can plant one; delete it"
+    )
 
 
 # -- settings.json --------------------------------------------------------------
@@ -603,7 +591,7 @@ def run(args: argparse.Namespace) -> int:
         if args.uninstall:
             return _uninstall(plan, args.dry_run)
         return _install(plan, args)
-    except (InstallError, OSError, RecursionError) as exc:
+    except (InstallError, install_record.RecordError, OSError, RecursionError) as exc:
         message = str(exc) if not isinstance(exc, RecursionError) else "input nests too deeply"
         if isinstance(exc, OSError) and not isinstance(exc, UnsafeFile) and exc.strerror:
             message = f"{exc.filename or ''}: {exc.strerror}".lstrip(": ")
@@ -690,9 +678,18 @@ def _read_agents(plan: Plan, scope: str) -> dict[str, tuple[str, bytes, Any]]:
 
 
 def _settings_changes(
-    plan: Plan, settings: _Settings, command: str, scope: str, notes: list[str]
+    plan: Plan,
+    settings: _Settings,
+    command: str,
+    scope: str,
+    notes: list[str],
+    *,
+    recorded_backup: str | None = None,
 ) -> list[FileChange]:
-    """The settings file with our registration, and the backup before the first change."""
+    """The settings file with our registration, and the backup before the first
+    change: kept while it is the copy this machine's install made (its
+    SHA-256 in the record), else made now (a committed or planted one is
+    not install's own)."""
     doc = settings.doc
     reg = plan.registration
     new_doc = hook_chain.install_doc(doc, command, _settings_events(scope))
@@ -708,7 +705,8 @@ def _settings_changes(
         else old
     )
     changes = []
-    if old is not None and new != old and (not hook_chain.has_ours(doc) or settings.backup is None):
+    kept = settings.backup is not None and _sha(settings.backup) == recorded_backup
+    if old is not None and new != old and (not hook_chain.has_ours(doc) or not kept):
         changes.append(_in_registration_dir(plan, "backup", reg.backup, settings.backup, old))
     changes.append(_in_registration_dir(plan, reg.scope, reg.name, old, new))
     return changes
@@ -722,7 +720,9 @@ def _agent_changes(
     record: dict[str, Any],
 ) -> list[FileChange]:
     """Our frontmatter lines in (``--scope agents``) or out (``--scope project``)
-    of each agent file; ``record`` keeps each file's text before install."""
+    of each agent file; ``record`` keeps each file's text before install: the
+    recorded one while the file is still what this machine's install wrote,
+    else the file without our lines (never text with a registration in it)."""
     changes = []
     for agent, (name, data, _hooks) in agents.items():
         label = f".claude/agents/{name}"
@@ -732,12 +732,14 @@ def _agent_changes(
                 new = agent_file.install(text, command, hook_chain.TOOL_EVENTS).encode("utf-8")
             else:
                 new = agent_file.uninstall(text).encode("utf-8")
+            if new != data and scope == "agents":
+                kept = record.get(label)
+                ours = kept is not None and kept.get("after") == _sha(data)
+                before = kept["before"] if kept is not None and ours else agent_file.uninstall(text)
+                record[label] = {"before": before, "after": _sha(new)}
         except agent_file.FrontmatterError as exc:
             raise InstallError(f"{label}: {exc}") from None
-        if new != data and scope == "agents":
-            before = record[label]["before"] if label in record else text
-            record[label] = {"before": before, "after": _sha(new)}
-        elif new != data:
+        if new != data and scope != "agents":
             record.pop(label, None)
         changes.append(
             FileChange(f"agent {agent}", label, (".claude", "agents"), name, plan.root, data, new)
@@ -765,7 +767,7 @@ def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
         plan.hooks_base.check_target(plan.hooks_parts, f"{module}.py")
         if plan.cache_base is not None:
             plan.cache_base.check_target(plan.cache_parts, pyc_name(python, module))
-    plan.root.check_target(MANIFEST[:-1], MANIFEST[-1])
+    install_record.check(plan.project)
     for change in changes:
         if change.changed:
             change.base.check_target(change.parts, change.name)
@@ -796,14 +798,14 @@ def _write_module(
         if existing is None or existing[:PYC_HEADER] != pyc[:PYC_HEADER]:
             cache.write(pyc_name(python, module), pyc, 0o644)
         else:
-            pyc = existing  # what is on disk is what the manifest records
+            pyc = existing  # what is on disk is what the record keeps
     print(f"compiled {target} with {python.path}")
     return pyc
 
 
 def _old_bytecode(plan: Plan, recorded: dict[str, str]) -> tuple[list[FileChange], list[str]]:
     """Bytecode of the hook's modules in the hooks directory: what an earlier
-    install wrote there (recorded in the manifest) is removed; anything else is
+    install wrote there (in its record) is removed; anything else is
     named. The registered command never loads either (its bytecode is under
     the pycache prefix), but a hook run any other way would."""
     cache_parts = (*plan.hooks_parts, "__pycache__")
@@ -833,7 +835,7 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     sources = {module: source_of(module) for module in MODULES}
     source_bytes = {module: path.read_bytes() for module, path in sources.items()}
     python, notes = resolve_python(args.python)
-    manifest = _read_manifest(plan)
+    record = _read_record(plan)
     settings = _read_settings(plan)
     # a plugin's own agents ignore frontmatter hooks, and the project's are not the plugin's
     agents = {} if plan.plugin else _read_agents(plan, args.scope)
@@ -853,18 +855,20 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         pycache=plan.pycache,
         root_ref=hook_chain.PLUGIN_ROOT_REF if plan.plugin else hook_chain.PROJECT_DIR_REF,
     )
-    new_manifest: dict[str, Any] = {
-        "v": 1,
-        "files": dict(manifest.get("files") or {}),
-        "agents": dict(manifest.get("agents") or {}),
-        "gitignore": dict(manifest.get("gitignore") or {}),
-        "layout": dict(manifest.get("layout") or {}),
+    new_record: dict[str, Any] = {
+        "files": dict(record.get("files") or {}),
+        "backup": record.get("backup"),
+        "agents": dict(record.get("agents") or {}),
+        "gitignore": dict(record.get("gitignore") or {}),
+        "layout": dict(record.get("layout") or {}),
     }
     layout = None if plan.plugin else _layout_step(plan)
-    changes = _settings_changes(plan, settings, command, args.scope, notes)
-    changes += _agent_changes(plan, agents, command, args.scope, new_manifest["agents"])
+    changes = _settings_changes(
+        plan, settings, command, args.scope, notes, recorded_backup=record.get("backup")
+    )
+    changes += _agent_changes(plan, agents, command, args.scope, new_record["agents"])
     if layout is not None:  # the graph is the project's; a plugin has none
-        changes.append(_gitignore_change(plan, new_manifest["gitignore"], layout.linked))
+        changes.append(_gitignore_change(plan, new_record["gitignore"], layout.linked))
     _preflight(plan, python, changes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -885,17 +889,17 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         return 0
 
     if layout is not None:  # first: a race here writes nothing else
-        _apply_layout(plan, layout, new_manifest["layout"])
+        _apply_layout(plan, layout, new_record["layout"])
     for module, source in sources.items():
         pyc = _write_module(plan, python, module, source, source_bytes[module])
         copied = plan.rel(plan.hooks_dir / f"{module}.py")
-        new_manifest["files"][copied] = _sha(source_bytes[module])
+        new_record["files"][copied] = _sha(source_bytes[module])
         if pyc is not None:
-            new_manifest["files"][str(plan.cache_dir / pyc_name(python, module))] = _sha(pyc)
-    old_bytecode, foreign = _old_bytecode(plan, new_manifest["files"])
+            new_record["files"][str(plan.cache_dir / pyc_name(python, module))] = _sha(pyc)
+    old_bytecode, foreign = _old_bytecode(plan, new_record["files"])
     for change in old_bytecode:
         _apply(plan, [change])
-        del new_manifest["files"][change.label]
+        del new_record["files"][change.label]
         print(f"removed {change.label} (the hook's bytecode is now in {plan.cache_dir})")
     _remove_empty(plan.hooks_base, (*plan.hooks_parts, "__pycache__"))
     for label in foreign:
@@ -907,9 +911,11 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     if any(c.scope == "backup" and c.changed for c in changes):
         print(f"saved the previous {plan.registration.name} as {plan.registration.backup_label}")
     _apply(plan, changes)
-    if _manifest_bytes(new_manifest) != _manifest_bytes(manifest):
-        with plan.root.walk(MANIFEST[:-1], create=True) as where:
-            where.write(MANIFEST[-1], _manifest_bytes(new_manifest), 0o644)
+    for change in changes:
+        if change.scope == "backup" and change.changed and change.new is not None:
+            new_record["backup"] = _sha(change.new)  # the copy uninstall may give back
+    if new_record != record:
+        install_record.write(plan.project, plan.root, new_record)
     for change in changes:
         if change.scope != "backup" and change.changed:
             print(f"updated {change.label}: {_what(change, args.scope, mode)}")
@@ -1136,12 +1142,23 @@ def _print_refresh(plan: Plan, stream: TextIO, layout: graph_refresh.Layout) -> 
 # Uninstall
 
 
-def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], bool]:
+def _settings_removal(
+    plan: Plan, recorded_backup: str | None, notes: list[str]
+) -> tuple[list[FileChange], bool]:
     """The settings without our entries: the backup's bytes when nothing else
-    changed since install (then True), else the entries edited out."""
+    changed since install (then True), else the entries edited out. The
+    backup is the project's file, so it is read only when it is the very copy
+    this machine's install made (its SHA-256 in the record): a planted one
+    could carry a hook that looks like ours, or an env pin."""
     settings = _read_settings(plan)
     reg = plan.registration
-    old, doc, style, backup = settings.old, settings.doc, settings.style, settings.backup
+    old, doc, style, found = settings.old, settings.doc, settings.style, settings.backup
+    backup = found if found is not None and _sha(found) == recorded_backup else None
+    if found is not None and backup is None:
+        notes.append(
+            f"{reg.backup_label} is not the copy this machine's install made (no record of "
+            "it, or changed since): not read, left in place"
+        )
     original: dict[str, Any] | None = None
     if backup is not None:
         try:
@@ -1161,8 +1178,8 @@ def _settings_removal(plan: Plan, notes: list[str]) -> tuple[list[FileChange], b
             hook_chain.core(doc), hook_chain.core(original)
         ):
             new, exact = backup, True  # nothing but our entries changed since install
-        elif not new_doc and backup is None:
-            new = None  # install created the file; nothing else is in it
+        elif not new_doc and found is None:
+            new = None  # install created the file (it backs up any it changes); nothing else
         else:
             new = json_text.render(old, doc, new_doc, style)
     changes = [_in_registration_dir(plan, reg.scope, reg.name, old, new)]
@@ -1202,11 +1219,21 @@ def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> li
     return changes
 
 
-def _gitignore_removal(plan: Plan, record: dict[str, Any]) -> list[FileChange]:
-    """Only the lines install added; the file too when install created it."""
+def _gitignore_removal(plan: Plan, record: dict[str, Any], notes: list[str]) -> list[FileChange]:
+    """Only the lines this machine's install recorded adding; the file too when
+    it created it. Lines install would add but has no record of stay."""
     added = record.get("added") or []
     old = plan.read(plan.root, (), ".gitignore")
-    if not added or old is None:
+    if old is None:
+        return []
+    lines = old.decode("utf-8", "surrogateescape").splitlines()
+    unrecorded = [e for e in GITIGNORE_ALL if e not in added and e in (x.strip() for x in lines)]
+    if unrecorded:
+        notes.append(
+            f".gitignore: {', '.join(unrecorded)} stay{'s' if len(unrecorded) == 1 else ''}: "
+            "no record that this machine's install added them"
+        )
+    if not added:
         return []
     kept = _gitignore_remove(old, added, bool(record.get("terminated")))
     new = None if record.get("created") and not kept.strip() else kept
@@ -1261,21 +1288,23 @@ def _removals(
 
 
 def _uninstall(plan: Plan, dry_run: bool) -> int:
-    manifest = _read_manifest(plan)
+    record = _read_record(plan)
     notes: list[str] = []
     reg = plan.registration
-    changes, exact = _settings_removal(plan, notes)
+    changes, exact = _settings_removal(plan, record.get("backup"), notes)
     if not plan.plugin:  # a plugin install writes no agent file, .gitignore or graph layout
-        changes += _agent_removals(plan, manifest.get("agents") or {}, notes)
-        changes += _gitignore_removal(plan, manifest.get("gitignore") or {})
-    removals = _hook_removals(plan, manifest.get("files") or {}, notes)
-    for note in notes:
+        changes += _agent_removals(plan, record.get("agents") or {}, notes)
+        changes += _gitignore_removal(plan, record.get("gitignore") or {}, notes)
+        notes += _unrecorded_layout(plan, record.get("layout") or {})
+    removals = _hook_removals(plan, record.get("files") or {}, notes)
+    legacy = _legacy_record_note(plan)
+    for note in [*notes, *([legacy] if legacy else [])]:
         print(f"note: {note}", file=sys.stderr)
     if dry_run:
         for change in removals:
             print(f"would remove {change.label}", file=sys.stderr)
         if not plan.plugin:
-            _layout_removal(plan, manifest.get("layout") or {}, dry_run=True)
+            _layout_removal(plan, record.get("layout") or {}, dry_run=True)
         _show(changes)
         if not any(c.changed for c in changes):
             print(f"{reg.label}: nothing to remove", file=sys.stderr)
@@ -1289,7 +1318,7 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
     if plan.cache_base is not None:
         _remove_empty(plan.cache_base, plan.cache_parts)
     if not plan.plugin:
-        _layout_removal(plan, manifest.get("layout") or {}, dry_run=False)
+        _layout_removal(plan, record.get("layout") or {}, dry_run=False)
     _apply(plan, changes)
     for change in changes:
         if not change.changed or change.scope == "backup":
@@ -1303,12 +1332,17 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
             print(f"updated {change.label}: removed what install added")
     if not changes[0].changed:
         print(f"{reg.label}: nothing to remove")
-    if manifest or plan.read(plan.root, MANIFEST[:-1], MANIFEST[-1]) is not None:
-        with plan.root.walk(MANIFEST[:-1]) as where:
-            where.unlink(MANIFEST[-1])
-    _remove_empty(plan.root, MANIFEST[:-1])
+    install_record.remove(plan.project)
     _remove_empty(plan.root, reg.parts)
     return 0
+
+
+def _unrecorded_layout(plan: Plan, record: dict[str, Any]) -> list[str]:
+    """The graph link, when this machine's install has no record of making it: it stays."""
+    link = plan.root.readlink(D_OUT)
+    if record.get("link") or not graph_refresh.points_at_d008(link, plan.project):
+        return []
+    return [f"the link {D_OUT} -> {link} stays: no record that this machine's install made it"]
 
 
 def _is_regular(directory: Directory, name: str) -> bool:

@@ -57,7 +57,9 @@ from mishkan_core.metrics.sprint_reports import (
     DEFAULT_REPORT_DIR,
     FIGURES_KEY,
     GENERATOR,
+    MAX_FIGURE_AGENTS,
     REPORT_DIR_ENV,
+    busiest,
     figures_line,
     front_matter,
     read_reports,
@@ -603,8 +605,16 @@ def _extract_sentence(ex: Extract, mode: str, project: str) -> str:
 
 
 def _trimmed(report: dict[str, Any]) -> dict[str, Any]:
-    """The report with at most MAX_SESSION_ROWS sessions (off, self-disabled
-    and opting-out sessions first, then the most triggering)."""
+    """The report with at most MAX_FIGURE_AGENTS agents (the most triggering)
+    and MAX_SESSION_ROWS sessions (off, self-disabled and opting-out sessions
+    first, then the most triggering): the artifact stays a note its own gate
+    passes, whatever the telemetry holds."""
+    agents = report["per_agent"]
+    if len(agents) > MAX_FIGURE_AGENTS:
+        report = dict(report, per_agent=busiest(agents), verdict=[
+            *report["verdict"],
+            f"{len(agents) - MAX_FIGURE_AGENTS} more agents: run mishkan metrics on this window",
+        ])  # fmt: skip
     sessions = report["per_session"]
     if len(sessions) <= MAX_SESSION_ROWS:
         return report

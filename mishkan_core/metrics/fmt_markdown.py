@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mishkan_core.metrics.fmt_text import COUNT_COLUMNS, flag, header, num, ratio_line
 from mishkan_core.metrics.report import SUMMARY_KEYS, pct
+
+#: what Markdown (CommonMark and GitHub's) reads as markup inside a line: a
+#: backslash escape, a code span, emphasis, a link or an image (``[``), a
+#: table cell (``|``), strikethrough, raw HTML or an autolink (``<`` before a
+#: tag's first character) and an entity (``&`` before one). Nothing else
+#: changes, so a line such as ``77.8% < 80%`` reads the same in the source
+#: (an ingest artifact's text is read as text too)
+_MARKUP = re.compile(r"[\\`*\[\]|~]|<(?=[A-Za-z/!?])|&(?=#|[A-Za-z][A-Za-z0-9]*;)")
 
 
 def one_line(text: str) -> str:
@@ -14,14 +23,19 @@ def one_line(text: str) -> str:
 
 
 def cell(text: str) -> str:
-    """Text safe inside a table cell or a code span, on one line: a session id
-    is any string the hook received (newlines, pipes, backticks included)."""
-    return one_line(text).replace("`", "'").replace("|", "\\|")
+    """Repository text (a sprint, agent or session name, a line quoting one) as
+    plain text on one line, in running text or a table cell: every character
+    Markdown reads as markup is escaped with a backslash, so it renders as
+    written (``<img src=x>`` is text, not HTML; ``[a](b)`` is no link; ``|``
+    opens no cell)."""
+    return _MARKUP.sub(lambda mark: "\\" + mark.group(), one_line(text))
 
 
 def code(text: str) -> str:
-    """``text`` as an inline code span (see :func:`cell`)."""
-    return f"`{cell(text)}`"
+    """``text`` as an inline code span on one line, inside a table too: nothing
+    in a code span is markup, but a backtick would close it and a pipe open a
+    cell."""
+    return "`" + one_line(text).replace("`", "'").replace("|", "\\|") + "`"
 
 
 def render(report: dict[str, Any]) -> str:

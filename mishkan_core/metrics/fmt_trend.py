@@ -1,9 +1,18 @@
 """The trend report (``mishkan metrics --trend``) as text, Markdown and HTML.
 
 The figures and the verdict come from :mod:`mishkan_core.metrics.trend`;
-nothing is computed here. Every sprint name, agent name and file name is the
-project's text, so each is printed through ``fmt_markdown.cell`` (one line,
-printable) and, in HTML, escaped.
+nothing is computed here but which agents and sprints the per-agent tables
+and charts show (:func:`per_agent_view`). Every sprint name, agent name and
+file name is the project's text, so each is printed on one printable line
+(``fmt_markdown.one_line``), in Markdown as plain text (``fmt_markdown.cell``:
+no markup, no raw HTML) and in HTML escaped.
+
+Bounded by its input: the per-agent part, every agent any report names by
+every sprint, was the output's size (issue 31: 300 crafted reports of 0.9 MB
+printed 80 MB of text and 240 MB of HTML). It shows at most SHOWN_AGENTS
+agents (those with the most triggers) over the latest SHOWN_SPRINTS sprints,
+and says what it left out; ``--format json`` keeps every figure. The rest is
+one row (and chart point) per report, names cut to ``trend.MAX_NAME_CHARS``.
 
 The HTML page follows the conformance report's rules (``fmt_html``): one
 file, inline CSS and SVG, no script, no external resource, and every figure
@@ -22,6 +31,10 @@ from mishkan_core.metrics.glossary import terms_block
 from mishkan_core.metrics.report import pct
 from mishkan_core.metrics.trend import CONSULT, RESPECT, below
 
+#: the per-agent tables and charts: at most this many agents, over at most
+#: this many of the latest sprints
+SHOWN_AGENTS = 16
+SHOWN_SPRINTS = 12
 RESPECT_COLOUR = "#e08a1e"
 CONSULT_COLOUR = "#2f6fb3"
 LINE_COLOUR = "#b3261e"
@@ -61,6 +74,28 @@ def _legend() -> str:
     )
 
 
+def per_agent_view(trend: dict[str, Any]) -> tuple[list[str], list[dict[str, Any]], str]:
+    """(agents, sprints) the per-agent part shows, and what it leaves out (or "").
+    The latest SHOWN_SPRINTS sprints; of the agents they name, the SHOWN_AGENTS
+    with the most triggers in them, in name order."""
+    sprints = trend["sprints"][-SHOWN_SPRINTS:]
+    triggers: dict[str, int] = {}
+    for sprint in sprints:
+        for agent, fig in sprint["per_agent"].items():
+            triggers[agent] = triggers.get(agent, 0) + fig["triggers"]
+    busiest = sorted(triggers, key=lambda agent: (-triggers[agent], agent))
+    agents = sorted(busiest[:SHOWN_AGENTS])
+    left: list[str] = []
+    if len(agents) < len(trend["agents"]):
+        left.append(
+            f"{len(agents)} of {len(trend['agents'])} agents (the most triggers in these sprints)"
+        )
+    if len(sprints) < len(trend["sprints"]):
+        left.append(f"the latest {len(sprints)} of {len(trend['sprints'])} sprints")
+    note = f"per agent: {' over '.join(left)}; --format json has them all" if left else ""
+    return agents, sprints, note
+
+
 def _grid(head: list[str], rows: list[list[str]]) -> list[str]:
     widths = [max(len(r[i]) for r in [head, *rows]) for i in range(len(head))]
     return ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in [head, *rows]]
@@ -87,15 +122,18 @@ def render_text(trend: dict[str, Any]) -> str:
     head = ["sprint", "phase", "respect", "", "consult", "", "recommendation"]
     out.extend(_grid(head, rows))
     out += ["", "verdict:", *(f"  {one_line(line)}" for line in trend["verdict"])]
-    if trend["agents"]:
+    agents, sprints, left_out = per_agent_view(trend)
+    if agents:
         for key, label in ((RESPECT, "nudge-respect ratio"), (CONSULT, "pre-Read consultation")):
             out += ["", f"{label} per agent:"]
-            head = ["agent", *(one_line(s["sprint"]) for s in trend["sprints"])]
+            head = ["agent", *(one_line(s["sprint"]) for s in sprints)]
             body = [
-                [one_line(agent)] + [_agent_cell(s, agent, key) for s in trend["sprints"]]
-                for agent in trend["agents"]
+                [one_line(agent)] + [_agent_cell(s, agent, key) for s in sprints]
+                for agent in agents
             ]
             out.extend(_grid(head, body))
+        if left_out:
+            out.append(left_out)
     out.extend(_skipped(trend))
     out += ["", *terms_block(out)]
     return "\n".join(out) + "\n"
@@ -135,8 +173,8 @@ def render_markdown(trend: dict[str, Any]) -> str:
         ]
         out.append("| " + " | ".join(cells) + " |")
     out += ["", "**Verdict**", "", *(f"- {cell(line)}" for line in trend["verdict"])]
-    if trend["agents"]:
-        sprints = trend["sprints"]
+    agents, sprints, left_out = per_agent_view(trend)
+    if agents:
         out += [
             "",
             "| agent (respect / consult) | "
@@ -144,12 +182,14 @@ def render_markdown(trend: dict[str, Any]) -> str:
             + " |",
         ]
         out.append("| --- " + "| ---: " * len(sprints) + "|")
-        for agent in trend["agents"]:
+        for agent in agents:
             cells = [
                 f"{_agent_cell(s, agent, RESPECT)} / {_agent_cell(s, agent, CONSULT)}"
                 for s in sprints
             ]
             out.append(f"| {cell(agent)} | " + " | ".join(cells) + " |")
+        if left_out:
+            out += ["", f"_{cell(left_out)}_"]
     notes = _skipped(trend)
     out.extend(f"- {line}" if line else line for line in notes)
     return "\n".join(out) + "\n"
@@ -278,9 +318,12 @@ def render_html(trend: dict[str, Any]) -> str:
             + f"<td>{_h(s['recommendation'] or '')}</td></tr>"
         )
     parts.append("</tbody></table>")
-    if trend["agents"]:
+    agents, sprints, left_out = per_agent_view(trend)
+    if agents:
         parts.append("<h2>Per agent</h2>")
-        for agent in trend["agents"]:
+        if left_out:
+            parts.append(f'<p class="source" id="per-agent-shown">{_h(left_out)}</p>')
+        for agent in agents:
             points = [(s["sprint"], s["per_agent"].get(agent)) for s in sprints]
             parts.append(f"<h3><code>{_h(agent)}</code></h3>")
             parts.append(_chart(points, f"trend-agent-{agent}", f"{agent}: both ratios per sprint",
@@ -292,7 +335,7 @@ def render_html(trend: dict[str, Any]) -> str:
             + "<th>respect</th><th>consultation</th>" * len(sprints)
             + "</tr></thead><tbody>"
         )
-        for agent in trend["agents"]:
+        for agent in agents:
             cells = "".join(
                 _ratio_td(
                     f"agent:{one_line(agent)}@{one_line(s['sprint'])}",

@@ -86,6 +86,18 @@ def pct(value: float | None) -> str:
     return f"{value * 100:.1f}%"
 
 
+#: sessions a verdict line names; the report's lists (``off_sessions``) hold them all
+VERDICT_NAMES = 10
+
+
+def _named(sessions: list[str]) -> str:
+    """The first VERDICT_NAMES session ids and how many more: a verdict line
+    naming every one of 20,000 sessions was 128 KB, and sprint-close's own
+    ingest gate then rejected its artifact."""
+    more = len(sessions) - VERDICT_NAMES
+    return ", ".join(sessions[:VERDICT_NAMES]) + (f" and {more} more" if more > 0 else "")
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
@@ -133,7 +145,7 @@ def verdict(report: dict[str, Any]) -> list[str]:
         )
     off = report["off_sessions"]
     if off:
-        lines.append(f"hook off in {_plural(len(off), 'session')}: {', '.join(off)}")
+        lines.append(f"hook off in {_plural(len(off), 'session')}: {_named(off)}")
     for setting, sessions in (report["unknown_modes"] or {}).items():
         lines.append(
             f"telemetry mode in {_plural(len(sessions), 'session')} because {setting} is not a "
@@ -143,7 +155,7 @@ def verdict(report: dict[str, Any]) -> list[str]:
     disabled = report["self_disabled_sessions"]
     if disabled:
         lines.append(
-            f"hook self-disabled in {_plural(len(disabled), 'session')}: " + ", ".join(disabled)
+            f"hook self-disabled in {_plural(len(disabled), 'session')}: {_named(disabled)}"
         )
     return lines
 

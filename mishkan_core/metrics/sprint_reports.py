@@ -28,6 +28,8 @@ GENERATOR = "mishkan sprint-close"
 FIGURES_KEY = "figures"
 FIGURES_VERSION = 1
 FIGURE_FIELDS = ("nudges", "nudges_respected", "triggers", "triggers_consulted")
+#: agents in the figures line and rows in the artifact's agent table: the
+#: hook records five; a telemetry directory a clone shaped can name thousands
 MAX_FIGURE_AGENTS = 32
 #: reading reports back: bytes per report, and .md files looked at per directory
 REPORT_LIMIT = 1 << 20
@@ -101,10 +103,18 @@ def front_matter(text: str) -> dict[str, str]:
     return {}
 
 
+def busiest(per_agent: dict[str, Any]) -> dict[str, Any]:
+    """At most MAX_FIGURE_AGENTS agents, those with the most triggers, by name."""
+    if len(per_agent) <= MAX_FIGURE_AGENTS:
+        return dict(sorted(per_agent.items()))
+    ranked = sorted(per_agent.items(), key=lambda item: (-(item[1]["triggers"] or 0), item[0]))
+    return dict(sorted(ranked[:MAX_FIGURE_AGENTS]))
+
+
 def figures_line(report: Mapping[str, Any]) -> str:
     """A conformance report's counts as one JSON object, for the front matter: the
     two ratios' numerators and denominators, in total and per agent."""
-    agents = sorted(report["per_agent"].items())[:MAX_FIGURE_AGENTS]
+    agents = busiest(report["per_agent"]).items()
     doc = {
         "v": FIGURES_VERSION,
         **{key: report[key] for key in FIGURE_FIELDS},

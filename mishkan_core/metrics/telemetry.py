@@ -30,7 +30,7 @@ import os
 from collections.abc import Iterator
 from typing import Any, Callable
 
-from graphify_nudge import DEFAULT_TELEMETRY_DIR, INDEX_DIR, STATE_DIR
+from graphify_nudge import DEFAULT_TELEMETRY_DIR, INDEX_DIR, MAX_FIELD_CHARS, STATE_DIR
 from mishkan_core.metrics import files
 
 SCHEMA_VERSION = 1
@@ -41,6 +41,10 @@ EVENTS = frozenset({"session_start", "call", "lookup_result", "self_disable", "s
 MAX_LINE = 1 << 20
 #: the largest ``ts`` accepted (year 5138): no NaN, no infinity, no 5000-digit int
 TS_MAX = 1e11
+#: the hook cuts `session` and `agent_type` to this many characters
+#: (docs/telemetry.md); a longer one is no line the hook wrote: malformed. Every
+#: report prints each name in several places (the HTML in each of a row's cells)
+MAX_NAME = MAX_FIELD_CHARS
 
 QUALITY_FIELDS = (
     "files",
@@ -170,6 +174,7 @@ def read_file(
     other_events = _OTHER_EVENTS
     agent_events = _AGENT_EVENTS
     ts_max = TS_MAX
+    name_max = MAX_NAME
     str_ = str
     lines = malformed = unknown = outside = events = foreign = others = 0
     reader = files.Lines(fd, MAX_LINE)
@@ -200,8 +205,10 @@ def read_file(
             ts = obj.get("ts")
             event = obj.get("event")
             mode = obj.get("mode")
+            session = obj.get("session")
             if (
-                type(obj.get("session")) is not str_
+                type(session) is not str_
+                or len(session) > name_max
                 or (type(ts) is not float and type(ts) is not int)
                 or not 0 <= ts <= ts_max
                 or (mode is not None and type(mode) is not str_)
@@ -213,8 +220,10 @@ def read_file(
                 graph = obj.get("graph")
                 reason = obj.get("reason")
                 agent = obj.get("agent")
+                agent_type = obj.get("agent_type")
                 if (
-                    type(obj.get("agent_type")) is not str_
+                    type(agent_type) is not str_
+                    or len(agent_type) > name_max
                     or type(obj.get("agent_id")) is not str_
                     or type(obj.get("kind")) is not str_
                     or type(obj.get("trigger")) is not bool
@@ -236,7 +245,10 @@ def read_file(
                 agent = obj.get("agent")
                 failed = obj.get("failed")
                 if (
-                    (agent_type is not None and type(agent_type) is not str_)
+                    (
+                        agent_type is not None
+                        and (type(agent_type) is not str_ or len(agent_type) > name_max)
+                    )
                     or (agent is not None and type(agent) is not str_)
                     or (failed is not None and type(failed) is not bool)
                 ):

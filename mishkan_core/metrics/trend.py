@@ -41,6 +41,10 @@ RESPECT = "nudge_respect_ratio"
 CONSULT = "pre_read_consultation_rate"
 #: the most counts a real sprint reaches is far below this; more is not a count
 MAX_COUNT = 10**12
+#: a sprint name or recommendation is cut to this many characters (with "…"):
+#: every format prints a sprint's name several times (the HTML in each of its
+#: figures' ``data-scope``), so a 1 MiB name would be printed many MiB
+MAX_NAME_CHARS = 120
 _ROW = re.compile(r"^\|\s*([a-z_]+)\s*\|\s*(\d{1,13})\s*\|\s*$")
 _AGENT_ROW = re.compile(
     r"^\|\s*`([^`|]{1,64})`[^|]*\|\s*(n/a|\d{1,3}\.\d)%?\s*\|\s*(n/a|\d{1,3}\.\d)%?\s*\|"
@@ -131,6 +135,8 @@ def _from_tables(text: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
             shares = (_share(respect), _share(consult))
             if any(s is not None and s > 1 for s in shares) or name in per_agent:
                 continue
+            if len(per_agent) == MAX_FIGURE_AGENTS:  # as many as a figures: line holds
+                continue
             n_trig, n_nudge = int(triggers), int(nudges)
             per_agent[name] = {
                 RESPECT: shares[0] if n_nudge else None,
@@ -163,17 +169,21 @@ def _sprint(name: str, front: Mapping[str, str], text: str) -> dict[str, Any] | 
     since = front.get("since") or None
     totals, per_agent = found
     return {
-        "sprint": front.get("sprint") or name[:-3],
+        "sprint": _cut(front.get("sprint") or name[:-3]),
         "file": name,
         "since": since,
         "until": until,
         "until_ts": parse_timestamp(until) if until else None,
         "phase": int(phase) if phase in ("1", "2") else None,
-        "recommendation": front.get("recommendation") or None,
+        "recommendation": _cut(front.get("recommendation") or "") or None,
         "figures": source,
         **totals,
         "per_agent": per_agent,
     }
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_NAME_CHARS else text[: MAX_NAME_CHARS - 1] + "…"
 
 
 # --------------------------------------------------------------------------- #

@@ -693,8 +693,10 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
 
 
 def _hooks_dirs(harness: Harness, sites: list[Site]) -> Iterator[tuple[Site, Path]]:
-    """Each directory a registered hook runs from, once, with its first site."""
-    seen: set[Path] = set()
+    """Each directory a registered hook runs from, once, with its first site:
+    once per directory, not per spelling (``a/../hooks``, a link to it), or
+    N spellings in the settings times M files in it were N x M findings."""
+    seen: set[object] = set()
     for site in _first_per_command(sites):
         try:
             command = hc.parse_command(site.handler.command or "")
@@ -706,8 +708,13 @@ def _hooks_dirs(harness: Harness, sites: list[Site]) -> Iterator[tuple[Site, Pat
         if where is None:
             continue
         hooks = harness.project / site.expand(where, harness.project)  # absolute stays absolute
-        if hooks not in seen:
-            seen.add(hooks)
+        try:
+            info = os.stat(hooks)
+            identity: object = (info.st_dev, info.st_ino)
+        except (OSError, ValueError):
+            identity = hooks
+        if identity not in seen:
+            seen.add(identity)
             yield site, hooks
 
 

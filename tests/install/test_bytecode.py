@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 
 from mishkan_core import hook_chain
+from tests.install._record import record_path
 from tests.routing._cli import run_cli
 
 PYTHON = os.path.realpath(sys.executable)
@@ -197,7 +198,7 @@ def test_install_removes_the_bytecode_an_earlier_install_wrote_and_names_the_res
     (hooks / "__pycache__").mkdir()
     ours = hooks / "__pycache__" / f"graphify_nudge.{TAG}.pyc"
     ours.write_bytes(_pyc("x = 1\n", 0, b"\0" * 8))
-    manifest_path = project / ".mishkan" / "install.json"
+    manifest_path = record_path(project)
     manifest = json.loads(manifest_path.read_text())
     import hashlib
 

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from mishkan_core import install as inst
+from tests.install._record import record_path
 from tests.install._tree import tree as _tree
 from tests.routing._cli import run_cli
 
@@ -57,17 +58,18 @@ COMPONENTS = [
     (".claude/agents", True),
     (".claude/agents/hizkiah.md", False),
     (".gitignore", False),
-    (".mishkan", True),
-    (".mishkan/install.json", False),
     ("payload", True),
     ("payload/mishkan", True),
     ("payload/mishkan/hooks", True),
     ("payload/mishkan/hooks/graphify_nudge.py", False),
     ("payload/mishkan/hooks/graphify_nudge_index.py", False),
 ]  # fmt: skip
-#: where installs before issue 20 wrote the hook's bytecode: install writes
-#: nothing there now (the bytecode goes outside the project), nor follows a link
+#: where installs before issue 20 wrote the hook's bytecode, and before issue
+#: 31 their record: install writes nothing there now (both go outside the
+#: project), nor follows a link
 NOT_WRITTEN = [
+    (".mishkan", True),
+    (".mishkan/install.json", False),
     ("payload/mishkan/hooks/__pycache__", True),
     (f"payload/mishkan/hooks/__pycache__/graphify_nudge.{sys.implementation.cache_tag}.pyc", False),
     (f"payload/mishkan/hooks/__pycache__/graphify_nudge_index.{sys.implementation.cache_tag}.pyc",
@@ -119,7 +121,7 @@ def test_a_link_at_any_component_is_refused(
 
 @pytest.mark.parametrize("dangling", [False, True], ids=["to-victim", "dangling"])
 @pytest.mark.parametrize("component", NOT_WRITTEN, ids=[c[0] for c in NOT_WRITTEN])
-def test_a_link_where_bytecode_once_went_is_never_followed(
+def test_a_link_where_install_once_wrote_is_never_followed(
     world: Path, component: tuple[str, bool], dangling: bool, capsys: pytest.CaptureFixture[str]
 ) -> None:
     rel, is_dir = component
@@ -141,7 +143,7 @@ def test_the_reported_backup_attack(world: Path, capsys: pytest.CaptureFixture[s
     assert (world / "victim").read_bytes() == b"VICTIM\n"
 
 
-@pytest.mark.parametrize("rel", [".claude/settings.json", ".gitignore", ".mishkan/install.json"])
+@pytest.mark.parametrize("rel", [".claude/settings.json", ".gitignore"])
 def test_a_link_is_refused_on_uninstall_too(
     world: Path, rel: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -161,7 +163,6 @@ def test_a_link_is_refused_on_uninstall_too(
         ".claude/settings.json",
         ".claude/settings.json.mishkan-backup",
         ".gitignore",
-        ".mishkan/install.json",
         ".claude/agents/hizkiah.md",
     ],
 )
@@ -243,10 +244,10 @@ def test_uninstall_keeps_a_hook_file_edited_since(
 def test_uninstall_without_a_manifest_removes_the_shipped_file(
     world: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A teammate's clone: the committed hook is the shipped one, the manifest
-    (gitignored) is not there. Identical bytes are proof enough."""
+    """A teammate's clone: the committed hook is the shipped one, and their
+    machine holds no record of an install. Identical bytes are proof enough."""
     assert _install(world / "p", capsys)[0] == 0
-    (world / "p" / ".mishkan" / "install.json").unlink()
+    record_path(world / "p").unlink()
     assert _uninstall(world / "p", capsys)[0] == 0
     assert not (world / "p" / "payload").exists()
     assert inst.source_of().exists()

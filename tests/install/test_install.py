@@ -16,6 +16,7 @@ import pytest
 
 from mishkan_core import hook_chain
 from mishkan_core import install as inst
+from tests.install._record import record_of, record_path
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures" / "settings"
@@ -261,9 +262,9 @@ def test_hooks_dir_outside_the_project_is_absolute(
 def test_copy_matches_source_and_is_precompiled(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The hook and, beside it, the index builder it spawns; both in the manifest."""
+    """The hook and, beside it, the index builder it spawns; both in install's record."""
     assert _run(project, capsys)[0] == 0
-    manifest = json.loads((project / ".mishkan" / "install.json").read_text())["files"]
+    manifest = record_of(project)["files"]
     for module in ("graphify_nudge", "graphify_nudge_index"):
         target = project / "payload" / "mishkan" / "hooks" / f"{module}.py"
         assert target.read_bytes() == inst.source_of(module).read_bytes()
@@ -284,7 +285,7 @@ def test_an_install_from_before_the_builder_gains_it(
     the builder and records it, and uninstall removes all of it."""
     assert _run(project, capsys)[0] == 0
     hooks = project / "payload" / "mishkan" / "hooks"
-    manifest_file = project / ".mishkan" / "install.json"
+    manifest_file = record_path(project)
     manifest = json.loads(manifest_file.read_text())
     for path in (hooks / "graphify_nudge_index.py", *hooks.glob("__pycache__/*_index.*.pyc")):
         del manifest["files"][path.relative_to(project).as_posix()]
@@ -417,7 +418,7 @@ def test_fresh_project(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     doc = json.loads(_settings(root).read_text())
     assert list(doc) == ["hooks"]
     assert (root / ".gitignore").read_text() == ".graphify/\n.mishkan/\ngraphify-out\n"
-    assert (root / ".mishkan" / "install.json").is_file()
+    assert record_path(root).is_file() and not (root / ".mishkan").exists()
     assert os.readlink(root / "graphify-out") == ".graphify"
     assert list((root / ".graphify").iterdir()) == []
     assert _run(root, capsys, "--uninstall")[0] == 0

@@ -9,7 +9,6 @@ only what it made; it never writes through, moves or deletes anything.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,7 @@ import pytest
 
 from mishkan_core import graph_refresh
 from mishkan_core.safe_files import Directory
+from tests.install._record import record_of
 from tests.install._tree import tree as _tree
 from tests.routing._cli import run_cli
 
@@ -50,8 +50,7 @@ def _git(root: Path, *argv: str) -> subprocess.CompletedProcess[str]:
 
 
 def _manifest(root: Path) -> dict[str, object]:
-    data: dict[str, object] = json.loads((root / ".mishkan" / "install.json").read_text())
-    return data
+    return record_of(root)
 
 
 @pytest.fixture

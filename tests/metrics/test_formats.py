@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+import re
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mishkan_core.metrics import fmt_markdown
 from mishkan_core.metrics import report as report_mod
 from tests.metrics.helpers import Telemetry, cli, report
 
@@ -186,3 +191,23 @@ def test_json_is_json_proper_even_if_a_time_were_not_finite() -> None:
 
     data = json.loads(text, parse_constant=refuse)
     assert data["per_session"]["t"]["first_ts"] is None
+
+
+# -- repository names in Markdown are plain text ------------------------------------
+
+_HTML_START = re.compile(r"(?<!\\)<[A-Za-z/!?]")  # a tag, comment or autolink
+_ENTITY = re.compile(r"(?<!\\)&(#|[A-Za-z][A-Za-z0-9]*;)")
+
+
+@given(st.text(max_size=40) | st.sampled_from(
+    ["<img src=x onerror=alert(1)>", "[a](https://evil)", "![t](https://evil/p.png)",
+     "<!-- x -->", "&lt;b&gt;", "<https://evil>", "a\\|b", "`x`", "~~s~~ **b**"]))  # fmt: skip
+def test_a_markdown_cell_holds_no_markup(text: str) -> None:
+    """cell(): one printable line in which Markdown finds no tag, entity, link,
+    code span, emphasis or cell boundary (each such character escaped)."""
+    shown = fmt_markdown.cell(text)
+    assert "\n" not in shown and _HTML_START.search(shown) is None
+    assert _ENTITY.search(shown) is None
+    unescaped = re.sub(r"\\.", "", shown)  # what is left once every escape is taken out
+    assert not set(unescaped) & set("[]|`*~\\")
+    assert re.sub(r"\\(.)", r"\1", shown) == fmt_markdown.one_line(text)  # renders as written

@@ -270,6 +270,21 @@ def test_a_wrong_type_in_a_call_field_is_malformed(tmp_path: Path, field: str) -
     assert "x" not in data["per_session"]
 
 
+@pytest.mark.parametrize("field", ["session", "agent_type"])
+def test_a_name_longer_than_the_hook_writes_is_malformed(tmp_path: Path, field: str) -> None:
+    """The hook cuts both to 256 characters (docs/telemetry.md); a longer one
+    is a line it never wrote, and every report prints each name many times."""
+    t = _good(tmp_path)
+    call = {"v": 1, "ts": 1796015340, "event": "call", "session": "x", "mode": "advise",
+            "agent_type": "salma", "agent_id": "a", "kind": "read", "trigger": True}  # fmt: skip
+    for length, name in ((256, "y" * 256), (257, "z" * 257)):
+        t.raw("s.jsonl", json.dumps({**call, field: name, "tool_use_id": str(length)}) + "\n")
+    data = report("--telemetry-dir", str(t.dir))
+    assert data["data_quality"]["malformed"] == 1
+    names = data["per_session"] if field == "session" else data["per_agent"]
+    assert "y" * 256 in names and "z" * 257 not in names
+
+
 def test_unknown_fields_reasons_and_events_are_tolerated(tmp_path: Path) -> None:
     t = _good(tmp_path)
     call = {
