@@ -2261,28 +2261,33 @@ def _response_text(response: object) -> str:
 # enters the text only through `_quote`; a suggested command carries only
 # `_plain` text, in shell quotes (docs/threat_model.md).
 
-#: characters `_quote` writes as escapes, besides every one str.isprintable()
-#: refuses and every non-ASCII one that is not a letter or a digit
-_ESCAPED: "Final" = frozenset('`"\\<>')
+#: what repository text may show as itself (an allow-list, docs/threat_model.md):
+#: ASCII letters and digits, space, and the marks paths and names are written
+#: with (`$` `!` `?` `#` `:` in names and `path:line`, `[slug]` `(group)` `@slot`
+#: `+page` `{{name}}` in web frameworks' and templates' paths, `it's.py`).
+#: Every other character is escaped: controls, `"` `\` backtick `<` `>`, the
+#: shell's `; | & * ^ %` and every non-ASCII one (a letter can look like any
+#: mark: U+1438 and U+1433, Canadian Syllabics, read as `<` and `>`).
+_SHOWN: "Final" = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !#$'()+,-./:=?@[]_{}~"
+)
 QUOTE_CHARS: "Final" = 120  # the longest repository text an advisory quotes whole
 
 
 def _readable(text: str) -> bool:
-    """Whether `_quote` writes `text` as itself: printable, no character it escapes."""
-    if not (text.isprintable() and _ESCAPED.isdisjoint(text)):
-        return False
-    return text.isascii() or all(c.isascii() or c.isalnum() for c in text)
+    """Whether `_quote` writes `text` as itself: every character one `_SHOWN` allows."""
+    return _SHOWN.issuperset(text)
 
 
 def _plain(text: object) -> bool:
-    """Whether repository text can stand in a suggested command as is: readable
-    (no control character, newline, escape sequence, bidi control, tag
-    character, `<`, `>`, backtick, double quote or backslash), at most
-    INDEX_MAX_FIELD characters, and no leading `-` (an option to graphify).
-    `shell_quote` does the rest: pasted, the command runs graphify alone, with
-    the very argument that resolves. The builder stores only such paths and
-    arguments, the hook checks them again on read, and no other text is ever
-    written into a command."""
+    """Whether repository text can stand in a suggested command as is:
+    `_readable` (ASCII letters, digits and the marks `_SHOWN` allows: no
+    control character, quote, backslash, backtick, `<`, `>`, shell operator or
+    non-ASCII character), at most INDEX_MAX_FIELD characters, and no leading
+    `-` (an option to graphify). `shell_quote` does the rest: pasted, the
+    command runs graphify alone, with the very argument that resolves. The
+    builder stores only such paths and arguments, the hook checks them again on
+    read, and no other text is ever written into a command."""
     return (
         isinstance(text, str)
         and 0 < len(text) <= INDEX_MAX_FIELD
@@ -2297,14 +2302,11 @@ def _quote(text: str, limit: int = QUOTE_CHARS) -> str:
     builder wrote).
 
     It stands in double quotes, and a plain path reads as itself
-    (`"src/app.py:12"`). Every character str.isprintable() refuses (controls,
-    newlines, ESC, bidi and other format controls, tag characters, separators),
-    every non-ASCII one that is not a letter or digit (a fullwidth `<` is not
-    `<`, but reads like it), and `"`, backslash, backtick, `<` and `>`, is
-    written as JSON escapes it (`<` as `\\u003c`): no tag, code span, escape
-    sequence or line break survives, and the quotes cannot be closed from
-    inside. Text longer than `limit` characters keeps its head and tail around
-    an ellipsis.
+    (`"src/app.py:12"`). Every character `_SHOWN` does not allow is written as
+    JSON escapes it (`<` as `\\u003c`, e-acute as `\\u00e9`): no tag, code span,
+    escape sequence, line break or look-alike of one survives, and the quotes
+    cannot be closed from inside. Text longer than `limit` characters keeps its
+    head and tail around an ellipsis.
     """
     if len(text) > limit:
         keep = (limit - 1) // 2
@@ -2317,7 +2319,7 @@ def _escaped(text: str) -> str:
         return text
     out = []
     for char in text:
-        if char.isprintable() and char not in _ESCAPED and (char.isascii() or char.isalnum()):
+        if char in _SHOWN:
             out.append(char)
             continue
         code = ord(char)
