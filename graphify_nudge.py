@@ -220,13 +220,20 @@ _IDENT_CHARS: "Final" = _IDENT_START | frozenset("0123456789")
 _ADVISE, _TELEMETRY, _OFF = "advise", "telemetry", "off"
 _TOOL_EVENTS: "Final" = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
-# File-open flags. Reads never block (a FIFO or a device where a file should
-# be is refused after fstat) and never acquire a terminal; writes never follow
-# a link and always land relative to a directory opened the same way.
+# File-open flags. A file is stat'ed before it is opened and only a regular
+# file is opened (`_open_regular`, `_open_private`): a FIFO, socket or device
+# named anywhere is never opened (opening a serial port toggles DTR, a
+# watchdog arms a reboot); a directory is opened O_DIRECTORY, which Linux,
+# macOS and the BSDs refuse for anything else before a driver sees it. Reads
+# never block nor acquire a terminal should a swap slip in; writes never
+# follow a link, land relative to a directory opened the same way, and
+# create only with O_EXCL.
 _S_IFMT, _S_IFREG, _S_IFDIR = 0o170000, 0o100000, 0o040000
 _READ: "Final" = posix.O_RDONLY | posix.O_NONBLOCK | posix.O_NOCTTY | posix.O_CLOEXEC
 _DIR: "Final" = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
-_WRITE: "Final" = posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+_DIR_FOLLOW: "Final" = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC
+_WRITE: "Final" = posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_NOCTTY | posix.O_CLOEXEC
+_CREATE: "Final" = _WRITE | posix.O_CREAT | posix.O_EXCL
 
 
 # ---------------------------------------------------------------------------
@@ -400,6 +407,21 @@ def _is_regular(fd: int) -> bool:
     return posix.fstat(fd).st_mode & _S_IFMT == _S_IFREG
 
 
+# A file is stat'ed before it is opened, and `fstat` after the open refuses a
+# swap in between (the same device and inode).
+def _open_regular(path: str, dir_fd: "Optional[int]" = None, follow: bool = True) -> int:
+    """A read-only descriptor of the regular file `path` (`follow=False`: not a
+    link either). Raises OSError, FileNotFoundError when nothing is there."""
+    st = posix.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
+    if st.st_mode & _S_IFMT == _S_IFREG:
+        fd = posix.open(path, _READ if follow else _READ | posix.O_NOFOLLOW, dir_fd=dir_fd)
+        opened = posix.fstat(fd)
+        if (opened.st_ino, opened.st_dev, opened.st_mode) == (st.st_ino, st.st_dev, st.st_mode):
+            return fd
+        posix.close(fd)
+    raise OSError(f"{path}: not a regular file")
+
+
 def _read_fd(fd: int, limit: int, offset: int = 0) -> "Optional[bytes]":
     """Up to `limit` bytes from `offset`; None when the file holds more (damaged or hostile)."""
     chunks: list[bytes] = []
@@ -418,29 +440,30 @@ def _read_file(
     path: str, limit: int = 1 << 20, dir_fd: "Optional[int]" = None, follow: bool = True
 ) -> "Optional[bytes]":
     """A regular file's bytes, or None: missing, unreadable, larger than `limit`,
-    or not a regular file (a FIFO, a device or a directory never blocks the hook)."""
+    or not a regular file (`_open_regular`: a FIFO or a device is never opened)."""
     try:
-        fd = posix.open(path, _READ | (0 if follow else posix.O_NOFOLLOW), dir_fd=dir_fd)
+        fd = _open_regular(path, dir_fd, follow)
     except (OSError, ValueError):
         return None
     try:
-        return _read_fd(fd, limit) if _is_regular(fd) else None
+        return _read_fd(fd, limit)
     except OSError:
         return None
     finally:
         posix.close(fd)
 
 
-def _read_head(path: str, size: int) -> "Optional[bytes]":
-    """The first `size` bytes of a regular file, or None (missing, unreadable, not
-    a regular file: a FIFO never blocks)."""
+def _read_at(
+    path: str, size: int, offset: int = 0, dir_fd: "Optional[int]" = None, follow: bool = True
+) -> "Optional[bytes]":
+    """`size` bytes at `offset` of a regular file (`_open_regular`), or None."""
     try:
-        fd = posix.open(path, _READ)
+        fd = _open_regular(path, dir_fd, follow)
     except (OSError, ValueError):
         return None
     try:
-        return posix.pread(fd, size, 0) if _is_regular(fd) else None
-    except OSError:
+        return posix.pread(fd, size, offset)
+    except (OSError, OverflowError):
         return None
     finally:
         posix.close(fd)
@@ -483,6 +506,77 @@ def _open_subdir(name: str, dir_fd: int) -> int:
     return posix.open(name, _DIR, dir_fd=dir_fd)
 
 
+def _open_dirs(base: str, parts: "list[str]", create: bool = False) -> int:
+    """The directory `base/part/...`: `base` as named (links followed), each part
+    opened in the one before without following a link (`create`: made when
+    missing, `_open_subdir`). Raises OSError."""
+    fd = posix.open(base, _DIR_FOLLOW)
+    try:
+        for part in parts:
+            inner = _open_subdir(part, fd) if create else posix.open(part, _DIR, dir_fd=fd)
+            posix.close(fd)
+            fd = inner
+    except BaseException:
+        posix.close(fd)
+        raise
+    return fd
+
+
+def _private(st: "posix.stat_result") -> bool:
+    # a second hard link is a name outside the telemetry directory (`src/app.py`)
+    return st.st_mode & _S_IFMT == _S_IFREG and st.st_nlink == 1
+
+
+def _open_private(name: str, directory: int, flags: int) -> int:
+    """A descriptor for writing the private file `name` in `directory`: created
+    (O_EXCL) when missing, else opened only if `_private`. Raises OSError."""
+    try:
+        st = posix.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        try:
+            return posix.open(name, _CREATE | flags, 0o600, dir_fd=directory)
+        except FileExistsError:  # another call made it first
+            st = posix.stat(name, dir_fd=directory, follow_symlinks=False)
+    if _private(st):
+        fd = posix.open(name, _WRITE | flags, dir_fd=directory)
+        opened = posix.fstat(fd)
+        if _private(opened) and (opened.st_ino, opened.st_dev) == (st.st_ino, st.st_dev):
+            return fd
+        posix.close(fd)
+    raise OSError(f"{name}: not a private file")
+
+
+# The commit-time cache, the index and its `.attempt` have names a repository
+# can plant, and are written rarely (once per HEAD, once per build): written
+# whole into a new file renamed over the name, so whatever stood there (a
+# link, a hard link to `src/app.py`) is replaced, never written through, and
+# a reader sees the old content or the new.
+def _replace(name: str, data: bytes, directory: int) -> bool:
+    """Write the file `name` in `directory` whole (a new file, renamed); False if not."""
+    temp = f".{name}.{posix.getpid()}.tmp"
+    try:
+        try:
+            fd = posix.open(temp, _CREATE | posix.O_WRONLY, 0o600, dir_fd=directory)
+        except FileExistsError:  # a leftover, or one planted for this pid
+            posix.unlink(temp, dir_fd=directory)
+            fd = posix.open(temp, _CREATE | posix.O_WRONLY, 0o600, dir_fd=directory)
+        try:
+            view = memoryview(data)
+            while view:  # an index can be large: a write may take part of it
+                view = view[posix.write(fd, view) :]
+        finally:
+            posix.close(fd)
+        posix.rename(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        return True
+    except OSError:
+        pass
+    try:
+        posix.unlink(temp, dir_fd=directory)
+    except OSError:
+        pass
+    return False
+
+
 def _lock(fd: int, seconds: float = LOCK_SECONDS) -> bool:
     """An exclusive lockf(3) lock on the whole file, waiting at most `seconds`."""
     deadline = 0.0
@@ -514,9 +608,12 @@ def _rewrite(fd: int, data: bytes) -> bool:
     auto_da_alloc, 3 ms a call, measured.)
     """
     try:
-        before = posix.fstat(fd).st_size
+        st = posix.fstat(fd)
     except OSError:
         return False
+    if not _private(st):
+        return False  # a hard link made since it was opened: never written through
+    before = st.st_size
     try:
         fallocate = getattr(posix, "posix_fallocate", None)
         if fallocate is not None and 0 < before < len(data):
@@ -688,16 +785,7 @@ def _telemetry_dir_fd(settings: _Settings, root: str) -> int:
             cut = base.rfind("/")
             parts.insert(0, base[cut + 1 :])
             base = base[:cut] or "/"
-    fd = posix.open(base, posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC)
-    try:
-        for part in parts:
-            inner = _open_subdir(part, fd)
-            posix.close(fd)
-            fd = inner
-    except BaseException:
-        posix.close(fd)
-        raise
-    return fd
+    return _open_dirs(base, parts, create=True)
 
 
 class Store:
@@ -762,15 +850,15 @@ class Store:
             return False
         line = (_dumps(record) + "\n").encode("ascii")
         try:
-            fd = posix.open(f"{self.name}.jsonl", _WRITE | posix.O_WRONLY | posix.O_APPEND,
-                            0o600, dir_fd=directory)  # fmt: skip
+            fd = _open_private(f"{self.name}.jsonl", directory, posix.O_WRONLY | posix.O_APPEND)
         except OSError:
             return False
         try:
-            if not _is_regular(fd):
-                return False
             locked = _lock(fd, 0.05)
-            size = posix.fstat(fd).st_size
+            st = posix.fstat(fd)
+            if not _private(st):
+                return False
+            size = st.st_size
             try:
                 written = posix.write(fd, line)
             except OSError:
@@ -797,12 +885,12 @@ class Store:
         if directory is None:
             return
         try:
-            fd = posix.open(f"{self.name}.json", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
+            fd = _open_private(f"{self.name}.json", directory, posix.O_RDWR)
         except OSError:
             return
         self._state_fd = fd
         try:
-            self._state_locked = _is_regular(fd) and _lock(fd)
+            self._state_locked = _lock(fd)
             data = _read_fd(fd, STATE_READ_LIMIT) if self._state_locked else None
         except OSError:
             data = None
@@ -874,7 +962,8 @@ class Store:
         directory = self.directory(STATE_DIR)
         if directory is not None:
             try:
-                posix.close(posix.open(f"{self.name}.disabled", _WRITE | posix.O_WRONLY,
+                # O_EXCL: whatever already stands there is never opened
+                posix.close(posix.open(f"{self.name}.disabled", _CREATE | posix.O_WRONLY,
                                        0o600, dir_fd=directory))  # fmt: skip
             except OSError:
                 pass
@@ -901,7 +990,7 @@ class Store:
         if value is not None and directory is not None:
             times[sha] = value
             data = {"graph": graph_key, "times": dict(list(times.items())[-32:])}
-            _write_small(name, _dumps(data).encode("ascii"), directory)
+            _replace(name, _dumps(data).encode("ascii"), directory)
         return value
 
 
@@ -913,20 +1002,6 @@ def _parse_state(data: "Optional[bytes]") -> "dict[str, object]":
     except Exception:  # damaged: discarded, rebuilt from nothing
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _write_small(name: str, data: bytes, directory: int) -> bool:
-    """Rewrite a small private file in place, under its lock, space reserved first."""
-    try:
-        fd = posix.open(name, _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
-    except OSError:
-        return False
-    try:
-        return _is_regular(fd) and _lock(fd, 0.05) and _rewrite(fd, data)
-    except OSError:
-        return False
-    finally:
-        posix.close(fd)
 
 
 # ---------------------------------------------------------------------------
@@ -1548,14 +1623,12 @@ def find_graph(environ: "Environ", root: str) -> Graph:
 def built_at_commit(path: str) -> "Optional[str]":
     """The `built_at_commit` sha from the tail of graph.json, without parsing the rest."""
     try:
-        fd = posix.open(path, _READ)
+        fd = _open_regular(path)
     except (OSError, ValueError):
         return None
     try:
-        st = posix.fstat(fd)
-        if st.st_mode & _S_IFMT != _S_IFREG:
-            return None
-        tail = posix.pread(fd, GRAPH_TAIL_BYTES, max(0, st.st_size - GRAPH_TAIL_BYTES))
+        size = posix.fstat(fd).st_size
+        tail = posix.pread(fd, GRAPH_TAIL_BYTES, max(0, size - GRAPH_TAIL_BYTES))
     except OSError:
         return None
     finally:
@@ -1662,20 +1735,6 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
     return None
 
 
-def _read_at(path: str, size: int, offset: int = 0) -> "Optional[bytes]":
-    """`size` bytes at `offset` of a regular file (never blocking), or None."""
-    try:
-        fd = posix.open(path, _READ)
-    except (OSError, ValueError):
-        return None
-    try:
-        return posix.pread(fd, size, offset) if _is_regular(fd) else None
-    except (OSError, OverflowError):
-        return None
-    finally:
-        posix.close(fd)
-
-
 _PACK_IDX: "Final" = b"\377tOc\0\0\0\2"  # a version 2 pack index
 
 
@@ -1706,11 +1765,11 @@ def _packed_object(objects: str, sha: str) -> "Optional[bytes]":
 def _pack_offset(path: str, want: bytes) -> "Optional[int]":
     """Where `want` starts in the pack of the index at `path`, or None."""
     try:
-        fd = posix.open(path, _READ)
+        fd = _open_regular(path)
     except (OSError, ValueError):
         return None
     try:
-        head = posix.pread(fd, 1032, 0) if _is_regular(fd) else b""
+        head = posix.pread(fd, 1032, 0)
         if len(head) < 1032 or not head.startswith(_PACK_IDX):
             return None
         first, width = want[0], len(want)
@@ -1851,7 +1910,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
     name = _index_name(graph.path)
     key = _graph_key(graph.built_at, graph.stat)
     try:
-        fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
+        fd = _open_regular(f"{name}.idx", directory, follow=False)
     except FileNotFoundError:
         return _Index(_start_build(directory, graph.path, name, key, "missing"))
     except OSError:
@@ -1914,7 +1973,7 @@ def _start_build(directory: int, graph_path: str, name: str, key: str, state: st
     hooks_dir = _builder_dir()
     if hooks_dir is None:
         return "no_builder"  # one stat(2) a call, and the builder is used once it is there
-    if not _write_small(f"{name}.attempt", f"{key}\tspawned".encode(), directory):
+    if not _replace(f"{name}.attempt", f"{key}\tspawned".encode(), directory):
         return state  # cannot record the attempt: never spawn blind
     _spawn_builder(hooks_dir, graph_path, directory)
     return "building"
@@ -2383,7 +2442,7 @@ def _records_release(path: str) -> bool:
     """graph.json's head names `graphify_version` (its `graph` attributes come
     before the nodes; graphify writes them from 0.9.78). Read only for a Read's
     advisory when no index says which release the user's graphify is."""
-    head = _read_head(path, 4096)
+    head = _read_at(path, 4096)
     return head is None or b'"graphify_version"' in head
 
 
