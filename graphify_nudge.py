@@ -41,7 +41,7 @@ _STARTED_CPU = time.process_time()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from typing import Any, Final, NoReturn, Optional, Union
 
     Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
@@ -467,11 +467,6 @@ def _read_at(
         return None
     finally:
         posix.close(fd)
-
-
-def _read_text(path: str) -> "Optional[str]":
-    data = _read_file(path, 1 << 16)
-    return None if data is None else data.decode("utf-8", "replace").strip()
 
 
 def _stat(path: str) -> "Optional[posix.stat_result]":
@@ -1651,60 +1646,176 @@ def _is_hex_sha(text: str) -> bool:
     return 7 <= len(text) <= 64 and all(c in "0123456789abcdef" for c in text)
 
 
+def _is_object_id(text: str) -> bool:
+    """A full object id, as a ref holds one: 40 (SHA-1) or 64 (SHA-256) hex digits."""
+    return len(text) in (40, 64) and _is_hex_sha(text)
+
+
+# -- the git reader: reads only beneath the repository's git dirs -----------------------
+#
+# The git dirs, as git finds them: the nearest `.git` at or above the project
+# root, a directory or a file whose `gitdir:` names one (a linked worktree's,
+# a submodule's), and the common dir its `commondir` names (a worktree's main
+# `.git`; else the git dir itself), which must hold `objects/` and `refs/` as
+# git requires. Links are followed to reach them, never inside them: every
+# file read is a fixed name, an object id or a refname git accepts
+# (`_is_refname`) below one of them, opened component by component without
+# following a link (`_git_file`). A `.git` above the project root counts only
+# when this user owns it, the directory holding it and its git dir: git's
+# `safe.directory` rule (CVE-2022-24765), so another local user's `/tmp/.git`
+# is not the project's repository; the project's own `.git` is the user's
+# choice, as the project is. docs/threat_model.md, classes 9 and 11.
+
+
 def _git_dirs(root: str) -> "Optional[tuple[str, str]]":
-    """(git dir, common dir) for the repository containing `root`, or None."""
+    """(git dir, common dir) of the repository `root` is in, or None (unknown)."""
     path = root
     for _ in range(64):
         dot_git = path.rstrip("/") + "/.git"
-        if _is_dir(dot_git):
-            git_dir = dot_git
+        try:
+            st = posix.stat(dot_git)
             break
-        text = _read_text(dot_git)
-        if text is not None and text.startswith("gitdir:"):
-            git_dir = _absolute(text[7:].strip(), path)  # a worktree or submodule
-            break
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except (OSError, ValueError):
+            return None
         if path == "/":
             return None
         path = path[: path.rfind("/")] or "/"
     else:
         return None
-    common = _read_text(git_dir + "/commondir")
-    return git_dir, _absolute(common, git_dir) if common else git_dir
+    if st.st_mode & _S_IFMT == _S_IFDIR:
+        git_dir = dot_git
+    else:
+        text = _fsdecode(_read_file(dot_git, 4096) or b"")
+        if not text.startswith("gitdir:"):
+            return None
+        git_dir = _absolute(text[7:].strip(), path)
+    if path != root:  # above the project: this user's, or not the project's repository
+        uid = posix.geteuid()
+        for owned in (path, dot_git, git_dir):
+            try:
+                if posix.stat(owned, follow_symlinks=False).st_uid != uid:
+                    return None
+            except (OSError, ValueError):
+                return None
+    common = _fsdecode(_git_file(git_dir, "commondir", 4096) or b"").strip()
+    common = _absolute(common, git_dir) if common else git_dir
+    if not (_is_dir(common + "/objects") and _is_dir(common + "/refs")):
+        return None
+    return git_dir, common
+
+
+def _git_file(base: str, rel: str, size: int, offset: "Optional[int]" = None) -> "Optional[bytes]":
+    """The regular file `base/rel`, no component of `rel` a link: all of it up to
+    `size` bytes, or `size` bytes at `offset`. None when not there to read."""
+    *parts, name = rel.split("/")
+    try:
+        directory = _open_dirs(base, parts)
+    except (OSError, ValueError):
+        return None
+    try:
+        if offset is None:
+            return _read_file(name, size, directory, follow=False)
+        return _read_at(name, size, offset, directory, follow=False)
+    finally:
+        posix.close(directory)
+
+
+MAX_REFNAME: "Final" = 1024  # longer refnames (git sets no limit) are unknown, not followed
+#: what `git check-ref-format` refuses anywhere in a refname, besides `..` and `@{`
+_REFNAME_REFUSED: "Final" = frozenset(
+    " ~^:?*[\\\x7f\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
+    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+)
+PACKED_REFS_SCAN: "Final" = 1 << 20  # the most of a packed-refs not `sorted` that is read
+
+
+def _is_refname(ref: str) -> bool:
+    r"""A refname under `refs/` that `git check-ref-format` accepts (no empty
+    component, none starting with `.` or ending with `.lock`, no `..`, `@{`,
+    control character, space or any of ~^:?*[\ , no `.` at the end)."""
+    if not ref.startswith("refs/") or len(ref) > MAX_REFNAME or ref.endswith("."):
+        return False
+    if ".." in ref or "@{" in ref or not _REFNAME_REFUSED.isdisjoint(ref):
+        return False
+    for part in ref.split("/"):
+        if not part or part[0] == "." or part.endswith(".lock"):
+            return False
+    return True
 
 
 def resolve_head(root: str) -> "Optional[str]":
-    """HEAD's full sha without spawning git: loose refs, packed-refs, detached
-    HEAD and worktrees (`.git` file plus `commondir`). None when unknown."""
+    """HEAD's full sha, read as git reads it but without git (loose refs,
+    packed-refs, a detached HEAD, worktrees and submodules), or None when
+    unknown: no repository, a reftable one (Git 3.0's default; its HEAD names
+    `refs/heads/.invalid`), a link, FIFO or device where a ref should be, a
+    refname git refuses, a ref past the part of a packed-refs that is read."""
     dirs = _git_dirs(root)
     if dirs is None:
         return None
     git_dir, common = dirs
-    text = _read_text(git_dir + "/HEAD")
+    ref = "HEAD"
     for _ in range(5):  # symbolic refs may chain
-        if text is None:
-            return None
+        data = _git_file(git_dir, ref, MAX_REFNAME + 16)
+        if data is None and ref != "HEAD":
+            if common != git_dir:
+                data = _git_file(common, ref, MAX_REFNAME + 16)
+            if data is None:
+                return _packed_ref(common, ref)
+        text = _fsdecode(data or b"").strip()
         if not text.startswith("ref:"):
-            return text.lower() if _is_hex_sha(text.lower()) else None
+            text = text.lower()
+            return text if _is_object_id(text) else None
         ref = text[4:].strip()
-        text = _read_text(git_dir + "/" + ref)
-        if text is None and common != git_dir:
-            text = _read_text(common + "/" + ref)
-        if text is None:
-            return _packed_ref(common, ref)
+        if not _is_refname(ref):
+            return None
     return None
 
 
+# packed-refs is read in bounded bytes whatever its size: one git wrote with
+# the `sorted` trait (every git since 2017; its test is git's own) by a binary
+# search (`_sorted_line`), any other only when it is at most PACKED_REFS_SCAN.
 def _packed_ref(common: str, ref: str) -> "Optional[str]":
-    data = _read_file(common + "/packed-refs", 64 << 20)
-    if not data:
+    """`ref`'s sha in `<common>/packed-refs`, or None."""
+    try:
+        directory = _open_dirs(common, [])
+        try:
+            fd = _open_regular("packed-refs", directory, follow=False)
+        finally:
+            posix.close(directory)
+    except (OSError, ValueError):
         return None
-    needle = b" " + ref.encode("utf-8", "surrogateescape") + b"\n"
-    at = (data if data.endswith(b"\n") else data + b"\n").find(needle)
-    if at < 0:
+    want = ref.encode("utf-8", "surrogateescape") + b"\n"
+    try:
+        size = posix.fstat(fd).st_size
+        head = posix.pread(fd, min(size, PACKED_REFS_SCAN), 0)
+        header = head[: head.find(b"\n") + 1] if head.startswith(b"# pack-refs with:") else b""
+        if b" sorted " in header:
+            line = _sorted_line(fd, len(header), size, want, _packed_key)
+        elif size <= PACKED_REFS_SCAN:
+            head += b"" if head.endswith(b"\n") else b"\n"
+            at = head.find(b" " + want)
+            line = head[head.rfind(b"\n", 0, at) + 1 : at] if at >= 0 else None
+        else:
+            line = None
+    except (OSError, ValueError):
         return None
-    start = data.rfind(b"\n", 0, at) + 1
-    sha = data[start:at].decode("ascii", "replace").lower()
-    return sha if _is_hex_sha(sha) else None
+    finally:
+        posix.close(fd)
+    sha = (line or b"").partition(b" ")[0].decode("ascii", "replace").lower()
+    return sha if _is_object_id(sha) else None
+
+
+def _packed_key(line: bytes) -> "Optional[bytes]":
+    """A packed-refs line's sort key: its refname and a newline, as git orders
+    them; None for the peeled line (`^<sha>`) after a tag."""
+    if line[:1] == b"^":
+        return None
+    cut = line.find(b" ")
+    if cut < 0:
+        raise ValueError("not a packed-refs line")
+    return line[cut + 1 :] + b"\n"
 
 
 def _commit_time(root: str, sha: str) -> "Optional[float]":
@@ -1715,11 +1826,10 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
     transport to fetch a missing object, ...). None when the commit is not
     there to read (missing, in an alternate, a delta in a pack)."""
     dirs = _git_dirs(root)
-    if dirs is None or len(sha) not in (40, 64):
+    if dirs is None or not _is_object_id(sha):
         return None
-    objects = dirs[1] + "/objects"
-    loose = _read_at(f"{objects}/{sha[:2]}/{sha[2:]}", 1 << 16)
-    data = loose or _packed_object(objects, sha)
+    loose = _git_file(dirs[1], f"objects/{sha[:2]}/{sha[2:]}", 1 << 16, 0)
+    data = loose or _packed_object(dirs[1], sha)
     if not data:
         return None
     try:
@@ -1736,36 +1846,47 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
 
 
 _PACK_IDX: "Final" = b"\377tOc\0\0\0\2"  # a version 2 pack index
+_PACK_ENTRIES: "Final" = 4096  # entries of objects/pack looked at for `.idx` files
 
 
-def _packed_object(objects: str, sha: str) -> "Optional[bytes]":
+def _packed_object(common: str, sha: str) -> "Optional[bytes]":
     """The zlib stream of a commit a pack stores whole, found through the packs'
     `.idx` files (version 2: a 256-entry fanout, the sorted ids, their CRCs and
     offsets): a binary search of a few pread(2) calls per pack. None when no
     pack holds it, or holds it as a delta."""
     try:
-        names = sorted(n for n in posix.listdir(objects + "/pack") if n.endswith(".idx"))
         want = bytes.fromhex(sha)
+        packs = _open_dirs(common, ["objects", "pack"])
     except (OSError, ValueError):
         return None
-    for name in names[:64]:
-        offset = _pack_offset(f"{objects}/pack/{name}", want)
-        if offset is None:
-            continue
-        entry = _read_at(f"{objects}/pack/{name[:-4]}.pack", 1 << 16, offset)
-        if not entry or (entry[0] >> 4) & 7 != 1:
-            return None  # type 1 is a commit; 6 and 7 are deltas
-        at = 1
-        while at < len(entry) and entry[at - 1] & 0x80:  # the object size, 7 bits a byte
-            at += 1
-        return entry[at:]
+    try:
+        names = []
+        with posix.scandir(packs) as entries:  # a bounded look: a million entries cost a call
+            for _, entry in zip(range(_PACK_ENTRIES), entries):
+                if entry.name.endswith(".idx"):
+                    names.append(entry.name)
+        for name in sorted(names)[:64]:
+            offset = _pack_offset(name, packs, want)
+            if offset is None:
+                continue
+            entry_data = _read_at(f"{name[:-4]}.pack", 1 << 16, offset, packs, follow=False)
+            if not entry_data or (entry_data[0] >> 4) & 7 != 1:
+                return None  # type 1 is a commit; 6 and 7 are deltas
+            at = 1
+            while at < len(entry_data) and entry_data[at - 1] & 0x80:  # the size, 7 bits a byte
+                at += 1
+            return entry_data[at:]
+    except OSError:
+        pass
+    finally:
+        posix.close(packs)
     return None
 
 
-def _pack_offset(path: str, want: bytes) -> "Optional[int]":
-    """Where `want` starts in the pack of the index at `path`, or None."""
+def _pack_offset(name: str, packs: int, want: bytes) -> "Optional[int]":
+    """Where `want` starts in the pack of the index `name` in `packs`, or None."""
     try:
-        fd = _open_regular(path)
+        fd = _open_regular(name, packs, follow=False)
     except (OSError, ValueError):
         return None
     try:
@@ -1799,9 +1920,14 @@ def _pack_offset(path: str, want: bytes) -> "Optional[int]":
 def _head_moved(root: str) -> "Optional[float]":
     """When HEAD last moved: the mtime of the HEAD reflog (a commit, checkout,
     reset or merge appends to it). The rule for a graph without
-    `built_at_commit` when HEAD's commit time cannot be read."""
+    `built_at_commit` when HEAD's commit time cannot be read. (An lstat: it
+    opens nothing.)"""
     dirs = _git_dirs(root)
-    return None if dirs is None else _mtime(dirs[0] + "/logs/HEAD")
+    try:
+        st = posix.stat(dirs[0] + "/logs/HEAD", follow_symlinks=False) if dirs else None
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime if st is not None and st.st_mode & _S_IFMT == _S_IFREG else None
 
 
 def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]") -> None:
@@ -2100,27 +2226,55 @@ def _lines_after(fd: int, offset: int, end: int) -> "Iterator[tuple[int, bytes]]
 
 
 def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
-    """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
-    byte offsets, one pread(2) per step, then one read forward from the last
-    line start below it."""
-    fd, lo, hi = index.fd, index.start, index.end
+    """The index line starting with `prefix` (`kind TAB key TAB`)."""
+    return _sorted_line(index.fd, index.start, index.end, prefix)
+
+
+# The index (here) and packed-refs (section 5) are searched alike: a binary
+# search over byte offsets, one pread(2) per step, then one read forward from
+# the last line start below the line sought. `key` gives a line's sort key
+# (default: the line itself); a line without one (packed-refs' `^<sha>` after
+# a tag) is skipped, but never two in a row (ValueError: not such a file).
+def _sorted_line(
+    fd: int, lo: int, end: int, want: bytes,
+    key: "Optional[Callable[[bytes], Optional[bytes]]]" = None,
+) -> "Optional[bytes]":  # fmt: skip
+    """The first line in [lo, end) whose key starts with `want`, the lines there
+    sorted by key; `lo` is a line start past the first byte."""
+    hi = end
     while hi - lo > _INDEX_BLOCK:
         mid = (lo + hi) // 2
-        line_start, line = next(_lines_after(fd, mid, index.end), (index.end, None))
-        if line is None or line_start >= hi:
+        line_start, line, found = next(_keyed_lines(fd, mid, end, key), (end, b"", None))
+        if found is None or line_start >= hi:
             hi = mid  # no line starts in [mid, hi): the one sought starts before
-        elif line < prefix:
+        elif found < want:
             lo = line_start + len(line) + 1
         else:
             hi = line_start
     # `lo` is a line start (so byte lo - 1 ends the line before it), every line
-    # before it sorts before `prefix`, and the line sought, if any, is near
-    for _, line in _lines_after(fd, lo - 1, index.end):
-        if line.startswith(prefix):
+    # before it sorts before `want`, and the line sought, if any, is near
+    for _, line, found in _keyed_lines(fd, lo - 1, end, key):
+        if found.startswith(want):
             return line
-        if line > prefix:
+        if found > want:
             return None
     return None
+
+
+def _keyed_lines(
+    fd: int, offset: int, end: int, key: "Optional[Callable[[bytes], Optional[bytes]]]"
+) -> "Iterator[tuple[int, bytes, bytes]]":
+    """(start, line, key) of the lines `_lines_after` gives, keyless ones skipped."""
+    skipped = False
+    for start, line in _lines_after(fd, offset, end):
+        found = line if key is None else key(line)
+        if found is None:
+            if skipped:
+                raise ValueError("two lines without a key")
+            skipped = True
+            continue
+        skipped = False
+        yield start, line, found
 
 
 def _index_site(row: object) -> "Optional[tuple[str, str, int, str, str]]":

@@ -12,7 +12,10 @@ followed, a control that shows the witness works). By the issue's findings:
   packed-refs, an object, a pack, graph.json, the index, any private file)
   is never opened;
 * 5 repository text reaches the model through an allow-list;
-* 7 no private file is written through a hard link.
+* 6 refnames are checked as git checks them: nothing outside the git dirs is
+  read, and a `.git` above the project counts only when the user owns it;
+* 7 no private file is written through a hard link;
+* 8 reads of repository metadata are bounded, whatever its size.
 """
 
 from __future__ import annotations
@@ -21,16 +24,19 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import graphify_nudge
 import graphify_nudge_index
-from tests.hook.conftest import SESSION, Hook, context_of, git, hook_input, make_repo
+from tests.hook.conftest import HOOK, SESSION, Hook, context_of, git, hook_input, make_repo
 from tests.hook.conftest import write_graph as _write_graph
 
 STATE_NAME = graphify_nudge.session_file_name(SESSION)
@@ -202,6 +208,210 @@ def test_a_fifo_or_a_link_to_one_is_never_opened(tmp_path: Path, place: str, lin
         witness.close()
 
 
+def _traced_opens(hook: Hook, data: dict[str, Any], log: Path) -> str:
+    """strace's record of every open(2) of one real hook call, each returned
+    descriptor decorated with the file it is (`-y`: `= 3</dev/zero>`)."""
+    command = ["strace", "-f", "-y", "-qq", "-e", "trace=/^open", "-o", str(log),
+               sys.executable, "-I", "-S", str(HOOK)]  # fmt: skip
+    result = subprocess.run(
+        command,
+        input=json.dumps(data).encode(),
+        capture_output=True,
+        env=hook.env,
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stderr) == (0, b"")
+    return log.read_text()
+
+
+def _strace_works() -> bool:
+    if shutil.which("strace") is None:
+        return False
+    probe = subprocess.run(
+        ["strace", "-qq", "-o", os.devnull, "true"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+@pytest.mark.skipif(not _strace_works(), reason="strace is not installed or cannot trace here")
+@pytest.mark.parametrize("device", ["regular", "/dev/zero", "tty"])
+@pytest.mark.parametrize("place", ["HEAD", "loose ref", "packed-refs", "loose object", ".git"])
+def test_a_device_named_in_git_metadata_is_never_opened(
+    tmp_path: Path, place: str, device: str
+) -> None:
+    """Issue 31 finding 4 with real character devices: `/dev/zero`, and a
+    terminal (the slave of a pseudo-terminal, as a serial port is one). strace
+    shows every open(2) of the call; `regular` (a link to a regular file
+    outside the git dir) shows the trace would catch the open. (Only `.git`
+    may be a link: a git dir reached through one is still a git dir.)"""
+    hook = hostile_repo(tmp_path)
+    target = tmp_path / "outside.txt"
+    target.write_text(PLANTED + "\n")
+    master = slave = -1
+    if device == "tty":
+        master, slave = os.openpty()
+        target = Path(os.ttyname(slave))
+    elif device != "regular":
+        target = Path(device)
+    path = PLACES[place][0](hook)
+    if place == ".git":
+        shutil.rmtree(path)
+    else:
+        path.unlink()
+    path.symlink_to(target)
+    try:
+        data = hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})
+        trace = _traced_opens(hook, data, tmp_path / "strace.log")
+    finally:
+        for fd in (master, slave):
+            if fd >= 0:
+                os.close(fd)
+    opened = f"<{target}>" in trace
+    assert opened == (device == "regular" and place == ".git"), trace
+
+
+# -- 6. refnames as git checks them; nothing outside the git dirs ------------------------
+
+#: HEAD's `ref:` values git refuses (`git check-ref-format`), each with the
+#: place the hook of 43bb0be read for it: a planted sha there became "HEAD".
+HOSTILE_REFS = [
+    "../../outside", "refs/../../../outside", "/outside/abs", "logs/planted",
+    "refs/heads/x.lock", "refs/heads/.hidden", "refs/heads/a..b", "refs/heads/x@{1}",
+    "refs/heads/x~1", "refs/heads/x^2", "refs/heads/x:y", "refs/heads/x?", "refs/heads/x*",
+    "refs/heads/x[y", "refs/heads/x\\y", "refs/heads/x y", "refs/heads/x.", "refs/heads//x",
+    "refs/heads/x\x01", "refs/heads/x\x7f",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("ref", HOSTILE_REFS)
+def test_a_refname_git_refuses_reads_nothing(tmp_path: Path, ref: str) -> None:
+    """Issue 31 finding 6: HEAD's `ref: ../../…` was joined to the git dir
+    unchecked: any readable file was opened on every call, and a sha in it
+    reached the model as "HEAD is now 4402440". HEAD is now unknown."""
+    hook = hostile_repo(tmp_path, built_at="HEAD")
+    git_dir = hook.repo / ".git"
+    planted = Path(os.path.normpath(f"{git_dir}/{ref}"))
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text(PLANTED + "\n")
+    (git_dir / "HEAD").write_text(f"ref: {ref}\n")
+    text = run(hook, hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}))
+    assert PLANTED[:7] not in text
+    assert hook.calls()[-1]["stale_by"] != "commit"
+    assert graphify_nudge.resolve_head(str(hook.repo)) is None
+
+
+def test_a_file_outside_the_git_dirs_is_never_opened(tmp_path: Path) -> None:
+    """...and the file `ref: ../../outside` names is not even opened."""
+    hook = hostile_repo(tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (hook.repo / ".git" / "HEAD").write_text("ref: ../../outside/fifo\n")
+    witness = OpenWitness(_swap(outside / "fifo", outside, link=False), hook_writes=False)
+    try:
+        for data in calls(hook):
+            run(hook, data)
+        assert not witness.opened()
+    finally:
+        witness.close()
+
+
+@pytest.mark.parametrize(
+    "head", ["short", "uppercase_ref", "link"], ids=["detached_short", "ref_not_under_refs", "link"]
+)
+def test_a_head_git_would_not_read_is_unknown(tmp_path: Path, head: str) -> None:
+    """A detached HEAD must be a full object id (the hook of 43bb0be took 7
+    hex digits), a symbolic one must name a ref under `refs/`, and HEAD itself
+    is a file, not a link to one outside the git dir."""
+    hook = hostile_repo(tmp_path, built_at="HEAD")
+    git_dir = hook.repo / ".git"
+    (git_dir / "HEAD").unlink()
+    if head == "short":
+        (git_dir / "HEAD").write_text(PLANTED[:12] + "\n")
+    elif head == "uppercase_ref":
+        (git_dir / "ORIG_HEAD").write_text(PLANTED + "\n")
+        (git_dir / "HEAD").write_text("ref: ORIG_HEAD\n")
+    else:
+        (tmp_path / "outside").write_text(PLANTED + "\n")
+        (git_dir / "HEAD").symlink_to(tmp_path / "outside")
+    text = run(hook, hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}))
+    assert PLANTED[:7] not in text.lower()
+    assert hook.calls()[-1]["stale_by"] != "commit"
+    assert graphify_nudge.resolve_head(str(hook.repo)) is None
+
+
+_REFNAME_CHARS = st.sampled_from([*"ab/.-_@{}~^:?*[\\ \x01\x7f\u00e9", "..", ".lock", "/."])
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(st.lists(_REFNAME_CHARS, max_size=12).map("".join))
+def test_refnames_are_checked_as_git_checks_them(tail: str) -> None:
+    """`_is_refname` says what `git check-ref-format` says (git is the ground
+    truth), for every name under `refs/`."""
+    ref = "refs/" + tail
+    git_says = subprocess.run(["git", "check-ref-format", ref], capture_output=True, check=False)
+    assert graphify_nudge._is_refname(ref) == (git_says.returncode == 0), ascii(ref)
+
+
+def test_a_reftable_repository_has_an_unknown_head(tmp_path: Path) -> None:
+    """Git 3.0's default ref storage: HEAD names `refs/heads/.invalid` and
+    `refs/heads` is a file, so tools that read loose refs find nothing (the
+    layout `git init --ref-format=reftable` writes; this git predates it)."""
+    repo = make_repo(tmp_path / "repo")
+    git_dir = repo / ".git"
+    shutil.rmtree(git_dir / "refs")
+    (git_dir / "refs").mkdir()
+    (git_dir / "refs" / "heads").write_text("this repository uses the reftable format\n")
+    (git_dir / "reftable").mkdir()
+    (git_dir / "reftable" / "tables.list").write_text("")
+    (git_dir / "HEAD").write_text("ref: refs/heads/.invalid\n")
+    assert graphify_nudge.resolve_head(str(repo)) is None
+
+
+def _owned_by_another_user(path: Path) -> None:
+    os.chown(path, 65534, 65534, follow_symlinks=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a file another user's takes root")
+@pytest.mark.parametrize("owner", ["another_user", "this_user"])
+def test_a_git_dir_above_the_project_counts_only_when_the_user_owns_it(
+    tmp_path: Path, owner: str
+) -> None:
+    """CVE-2022-24765's shape: another local user's `.git` in a directory above
+    the project (a shared `/tmp/.git`) was taken for the project's repository,
+    its HEAD and refs read on every call. Git's `safe.directory` rule: a `.git`
+    above the project counts when this user owns it, the directory holding it
+    and its git dir (a monorepo's subproject), else HEAD is unknown."""
+    shared = make_repo(tmp_path / "shared")
+    project = shared / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "app.py").write_text("def apply_overlay(x):\n    return x\n")
+    _write_graph(project, PLANTED)  # built at another commit: stale, when HEAD is read
+    if owner == "another_user":
+        _owned_by_another_user(shared / ".git")
+        _owned_by_another_user(shared)
+    hook = Hook(project, tmp_path / "telemetry")
+    run(hook, hook_input(project, "Grep", {"pattern": "apply_overlay"}))
+    head = graphify_nudge.resolve_head(str(project))
+    if owner == "another_user":
+        assert head is None
+        assert hook.calls()[-1]["stale_by"] is None
+    else:
+        assert head == git(shared, "rev-parse", "HEAD")
+        assert hook.calls()[-1]["stale_by"] == "commit"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a file another user's takes root")
+def test_the_projects_own_git_dir_is_read_whoever_owns_it(tmp_path: Path) -> None:
+    """The project root is the user's choice (a container's root user on a
+    bind-mounted checkout owned by uid 1000): its own `.git` is read."""
+    hook = hostile_repo(tmp_path, built_at=PLANTED)
+    head = git(hook.repo, "rev-parse", "HEAD")  # before: git refuses "dubious ownership"
+    for path in (hook.repo, hook.repo / ".git"):
+        _owned_by_another_user(path)
+    assert graphify_nudge.resolve_head(str(hook.repo)) == head
+
+
 # -- 5. repository text reaches the model through an allow-list -------------------------
 
 #: letters that read as marks: Canadian Syllabics `<` `>`, a double prime, a
@@ -339,3 +549,75 @@ def test_a_file_swapped_between_stat_and_open_is_refused(
     (tmp_path / "other").write_text("y")
     monkeypatch.setattr(graphify_nudge, "posix", Swapping())
     assert graphify_nudge._read_file(str(regular)) is None
+
+
+# -- 8. reads of repository metadata are bounded, whatever its size -------------------------
+
+
+#: starts the hook and reports its peak memory (`wait4`): from a small process,
+#: since a child's peak counts the pages it shared with its parent before exec
+_MEASURE = (
+    "import os,subprocess,sys;p=subprocess.Popen(sys.argv[1:]);"
+    "r=os.wait4(p.pid,0);sys.stderr.write(str(r[2].ru_maxrss));sys.exit(r[1]>>8)"
+)
+
+
+def _measured(hook: Hook, data: dict[str, Any]) -> tuple[str, int]:
+    """(advisory, peak resident KiB) of one real hook process."""
+    command = [sys.executable, "-I", "-S", "-c", _MEASURE, sys.executable, "-I", "-S", str(HOOK)]
+    result = subprocess.run(
+        command, input=json.dumps(data).encode(), capture_output=True, env=hook.env, check=True
+    )
+    printed = result.stdout.decode()
+    return (context_of(printed) if printed else ""), int(result.stderr)
+
+
+def _huge_packed_refs(repo: Path, sorted_trait: bool) -> None:
+    """59 MiB of packed-refs (970,000 refs), `refs/heads/main` last, no loose ref."""
+    head = git(repo, "rev-parse", "HEAD")
+    git(repo, "pack-refs", "--all")
+    traits = "peeled fully-peeled sorted " if sorted_trait else "peeled "
+    lines = [f"# pack-refs with: {traits}\n"]
+    lines += (f"{i:040x} refs/archive/{i:09d}\n" for i in range(970_000))
+    lines.append(f"{head} refs/heads/main\n")
+    (repo / ".git" / "packed-refs").write_text("".join(lines))
+
+
+@pytest.mark.parametrize("sorted_trait", [True, False], ids=["sorted", "unsorted"])
+def test_a_huge_packed_refs_costs_a_call_bounded_memory(tmp_path: Path, sorted_trait: bool) -> None:
+    """Issue 31 finding 8: a 59 MiB packed-refs was read whole and copied twice
+    on every call (113 MiB, about 150 ms). A sorted one (what git writes) is
+    bisected: HEAD is still found; an unsorted one is scanned for its first
+    MiB only: HEAD is unknown, never guessed."""
+    hook = hostile_repo(tmp_path, built_at=PLANTED)  # built elsewhere: stale once HEAD is read
+    _huge_packed_refs(hook.repo, sorted_trait)
+    assert (hook.repo / ".git" / "packed-refs").stat().st_size > 59 << 20
+    _, peak = _measured(hook, hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"}))
+    assert peak < 40 << 10  # KiB: a bare interpreter's ~10 MiB, never the file's 59
+    head = graphify_nudge.resolve_head(str(hook.repo))
+    if sorted_trait:
+        assert head == git(hook.repo, "rev-parse", "HEAD")
+        assert hook.calls()[-1]["stale_by"] == "commit"
+    else:
+        assert head is None
+
+
+def test_sorted_packed_refs_answer_as_git_does(tmp_path: Path) -> None:
+    """Every ref of a packed-refs git wrote (3,000 branches, annotated tags
+    with their peeled lines), found by the binary search as `git rev-parse`
+    finds it; a missing one is not found."""
+    repo = make_repo(tmp_path / "repo")
+    commands = "".join(f"create refs/heads/b{i:04d} HEAD\n" for i in range(3000))
+    subprocess.run(["git", "-C", str(repo), "update-ref", "--stdin"], input=commands.encode(),
+                   check=True)  # fmt: skip
+    for tag in ("v1", "v2", "zz"):
+        git(repo, "tag", "-a", "-m", tag, tag)
+    git(repo, "pack-refs", "--all")
+    packed = (repo / ".git" / "packed-refs").read_text()
+    assert "sorted" in packed.splitlines()[0] and "\n^" in packed
+    common = str(repo / ".git")
+    refs = [line.split(" ")[1] for line in packed.splitlines()[1:] if not line.startswith("^")]
+    for ref in refs[::97] + refs[-3:] + ["refs/heads/main"]:
+        assert graphify_nudge._packed_ref(common, ref) == git(repo, "rev-parse", ref), ref
+    for missing in ("refs/heads/b0000x", "refs/heads/a", "refs/tags/zzz", "refs/zzzz"):
+        assert graphify_nudge._packed_ref(common, missing) is None
