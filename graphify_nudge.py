@@ -41,7 +41,7 @@ _STARTED_CPU = time.process_time()
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Iterator, Mapping
+    from collections.abc import Callable, Iterable, Iterator, Mapping
     from typing import Any, Final, NoReturn, Optional, Union
 
     Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
@@ -220,13 +220,20 @@ _IDENT_CHARS: "Final" = _IDENT_START | frozenset("0123456789")
 _ADVISE, _TELEMETRY, _OFF = "advise", "telemetry", "off"
 _TOOL_EVENTS: "Final" = frozenset({"PreToolUse", "PostToolUse", "PostToolUseFailure"})
 
-# File-open flags. Reads never block (a FIFO or a device where a file should
-# be is refused after fstat) and never acquire a terminal; writes never follow
-# a link and always land relative to a directory opened the same way.
+# File-open flags. A file is stat'ed before it is opened and only a regular
+# file is opened (`_open_regular`, `_open_private`): a FIFO, socket or device
+# named anywhere is never opened (opening a serial port toggles DTR, a
+# watchdog arms a reboot); a directory is opened O_DIRECTORY, which Linux,
+# macOS and the BSDs refuse for anything else before a driver sees it. Reads
+# never block nor acquire a terminal should a swap slip in; writes never
+# follow a link, land relative to a directory opened the same way, and
+# create only with O_EXCL.
 _S_IFMT, _S_IFREG, _S_IFDIR = 0o170000, 0o100000, 0o040000
 _READ: "Final" = posix.O_RDONLY | posix.O_NONBLOCK | posix.O_NOCTTY | posix.O_CLOEXEC
 _DIR: "Final" = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_NOFOLLOW | posix.O_CLOEXEC
-_WRITE: "Final" = posix.O_CREAT | posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_CLOEXEC
+_DIR_FOLLOW: "Final" = posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC
+_WRITE: "Final" = posix.O_NOFOLLOW | posix.O_NONBLOCK | posix.O_NOCTTY | posix.O_CLOEXEC
+_CREATE: "Final" = _WRITE | posix.O_CREAT | posix.O_EXCL
 
 
 # ---------------------------------------------------------------------------
@@ -400,6 +407,21 @@ def _is_regular(fd: int) -> bool:
     return posix.fstat(fd).st_mode & _S_IFMT == _S_IFREG
 
 
+# A file is stat'ed before it is opened, and `fstat` after the open refuses a
+# swap in between (the same device and inode).
+def _open_regular(path: str, dir_fd: "Optional[int]" = None, follow: bool = True) -> int:
+    """A read-only descriptor of the regular file `path` (`follow=False`: not a
+    link either). Raises OSError, FileNotFoundError when nothing is there."""
+    st = posix.stat(path, dir_fd=dir_fd, follow_symlinks=follow)
+    if st.st_mode & _S_IFMT == _S_IFREG:
+        fd = posix.open(path, _READ if follow else _READ | posix.O_NOFOLLOW, dir_fd=dir_fd)
+        opened = posix.fstat(fd)
+        if (opened.st_ino, opened.st_dev, opened.st_mode) == (st.st_ino, st.st_dev, st.st_mode):
+            return fd
+        posix.close(fd)
+    raise OSError(f"{path}: not a regular file")
+
+
 def _read_fd(fd: int, limit: int, offset: int = 0) -> "Optional[bytes]":
     """Up to `limit` bytes from `offset`; None when the file holds more (damaged or hostile)."""
     chunks: list[bytes] = []
@@ -418,37 +440,33 @@ def _read_file(
     path: str, limit: int = 1 << 20, dir_fd: "Optional[int]" = None, follow: bool = True
 ) -> "Optional[bytes]":
     """A regular file's bytes, or None: missing, unreadable, larger than `limit`,
-    or not a regular file (a FIFO, a device or a directory never blocks the hook)."""
+    or not a regular file (`_open_regular`: a FIFO or a device is never opened)."""
     try:
-        fd = posix.open(path, _READ | (0 if follow else posix.O_NOFOLLOW), dir_fd=dir_fd)
+        fd = _open_regular(path, dir_fd, follow)
     except (OSError, ValueError):
         return None
     try:
-        return _read_fd(fd, limit) if _is_regular(fd) else None
+        return _read_fd(fd, limit)
     except OSError:
         return None
     finally:
         posix.close(fd)
 
 
-def _read_head(path: str, size: int) -> "Optional[bytes]":
-    """The first `size` bytes of a regular file, or None (missing, unreadable, not
-    a regular file: a FIFO never blocks)."""
+def _read_at(
+    path: str, size: int, offset: int = 0, dir_fd: "Optional[int]" = None, follow: bool = True
+) -> "Optional[bytes]":
+    """`size` bytes at `offset` of a regular file (`_open_regular`), or None."""
     try:
-        fd = posix.open(path, _READ)
+        fd = _open_regular(path, dir_fd, follow)
     except (OSError, ValueError):
         return None
     try:
-        return posix.pread(fd, size, 0) if _is_regular(fd) else None
-    except OSError:
+        return posix.pread(fd, size, offset)
+    except (OSError, OverflowError):
         return None
     finally:
         posix.close(fd)
-
-
-def _read_text(path: str) -> "Optional[str]":
-    data = _read_file(path, 1 << 16)
-    return None if data is None else data.decode("utf-8", "replace").strip()
 
 
 def _stat(path: str) -> "Optional[posix.stat_result]":
@@ -483,6 +501,77 @@ def _open_subdir(name: str, dir_fd: int) -> int:
     return posix.open(name, _DIR, dir_fd=dir_fd)
 
 
+def _open_dirs(base: str, parts: "list[str]", create: bool = False) -> int:
+    """The directory `base/part/...`: `base` as named (links followed), each part
+    opened in the one before without following a link (`create`: made when
+    missing, `_open_subdir`). Raises OSError."""
+    fd = posix.open(base, _DIR_FOLLOW)
+    try:
+        for part in parts:
+            inner = _open_subdir(part, fd) if create else posix.open(part, _DIR, dir_fd=fd)
+            posix.close(fd)
+            fd = inner
+    except BaseException:
+        posix.close(fd)
+        raise
+    return fd
+
+
+def _private(st: "posix.stat_result") -> bool:
+    # a second hard link is a name outside the telemetry directory (`src/app.py`)
+    return st.st_mode & _S_IFMT == _S_IFREG and st.st_nlink == 1
+
+
+def _open_private(name: str, directory: int, flags: int) -> int:
+    """A descriptor for writing the private file `name` in `directory`: created
+    (O_EXCL) when missing, else opened only if `_private`. Raises OSError."""
+    try:
+        st = posix.stat(name, dir_fd=directory, follow_symlinks=False)
+    except FileNotFoundError:
+        try:
+            return posix.open(name, _CREATE | flags, 0o600, dir_fd=directory)
+        except FileExistsError:  # another call made it first
+            st = posix.stat(name, dir_fd=directory, follow_symlinks=False)
+    if _private(st):
+        fd = posix.open(name, _WRITE | flags, dir_fd=directory)
+        opened = posix.fstat(fd)
+        if _private(opened) and (opened.st_ino, opened.st_dev) == (st.st_ino, st.st_dev):
+            return fd
+        posix.close(fd)
+    raise OSError(f"{name}: not a private file")
+
+
+# The commit-time cache, the index and its `.attempt` have names a repository
+# can plant, and are written rarely (once per HEAD, once per build): written
+# whole into a new file renamed over the name, so whatever stood there (a
+# link, a hard link to `src/app.py`) is replaced, never written through, and
+# a reader sees the old content or the new.
+def _replace(name: str, data: bytes, directory: int) -> bool:
+    """Write the file `name` in `directory` whole (a new file, renamed); False if not."""
+    temp = f".{name}.{posix.getpid()}.tmp"
+    try:
+        try:
+            fd = posix.open(temp, _CREATE | posix.O_WRONLY, 0o600, dir_fd=directory)
+        except FileExistsError:  # a leftover, or one planted for this pid
+            posix.unlink(temp, dir_fd=directory)
+            fd = posix.open(temp, _CREATE | posix.O_WRONLY, 0o600, dir_fd=directory)
+        try:
+            view = memoryview(data)
+            while view:  # an index can be large: a write may take part of it
+                view = view[posix.write(fd, view) :]
+        finally:
+            posix.close(fd)
+        posix.rename(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
+        return True
+    except OSError:
+        pass
+    try:
+        posix.unlink(temp, dir_fd=directory)
+    except OSError:
+        pass
+    return False
+
+
 def _lock(fd: int, seconds: float = LOCK_SECONDS) -> bool:
     """An exclusive lockf(3) lock on the whole file, waiting at most `seconds`."""
     deadline = 0.0
@@ -514,9 +603,12 @@ def _rewrite(fd: int, data: bytes) -> bool:
     auto_da_alloc, 3 ms a call, measured.)
     """
     try:
-        before = posix.fstat(fd).st_size
+        st = posix.fstat(fd)
     except OSError:
         return False
+    if not _private(st):
+        return False  # a hard link made since it was opened: never written through
+    before = st.st_size
     try:
         fallocate = getattr(posix, "posix_fallocate", None)
         if fallocate is not None and 0 < before < len(data):
@@ -694,16 +786,7 @@ def _telemetry_dir_fd(settings: _Settings, root: str) -> int:
             cut = base.rfind("/")
             parts.insert(0, base[cut + 1 :])
             base = base[:cut] or "/"
-    fd = posix.open(base, posix.O_RDONLY | posix.O_DIRECTORY | posix.O_CLOEXEC)
-    try:
-        for part in parts:
-            inner = _open_subdir(part, fd)
-            posix.close(fd)
-            fd = inner
-    except BaseException:
-        posix.close(fd)
-        raise
-    return fd
+    return _open_dirs(base, parts, create=True)
 
 
 class Store:
@@ -768,15 +851,15 @@ class Store:
             return False
         line = (_dumps(record) + "\n").encode("ascii")
         try:
-            fd = posix.open(f"{self.name}.jsonl", _WRITE | posix.O_WRONLY | posix.O_APPEND,
-                            0o600, dir_fd=directory)  # fmt: skip
+            fd = _open_private(f"{self.name}.jsonl", directory, posix.O_WRONLY | posix.O_APPEND)
         except OSError:
             return False
         try:
-            if not _is_regular(fd):
-                return False
             locked = _lock(fd, 0.05)
-            size = posix.fstat(fd).st_size
+            st = posix.fstat(fd)
+            if not _private(st):
+                return False
+            size = st.st_size
             try:
                 written = posix.write(fd, line)
             except OSError:
@@ -803,12 +886,12 @@ class Store:
         if directory is None:
             return
         try:
-            fd = posix.open(f"{self.name}.json", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
+            fd = _open_private(f"{self.name}.json", directory, posix.O_RDWR)
         except OSError:
             return
         self._state_fd = fd
         try:
-            self._state_locked = _is_regular(fd) and _lock(fd)
+            self._state_locked = _lock(fd)
             data = _read_fd(fd, STATE_READ_LIMIT) if self._state_locked else None
         except OSError:
             data = None
@@ -880,7 +963,8 @@ class Store:
         directory = self.directory(STATE_DIR)
         if directory is not None:
             try:
-                posix.close(posix.open(f"{self.name}.disabled", _WRITE | posix.O_WRONLY,
+                # O_EXCL: whatever already stands there is never opened
+                posix.close(posix.open(f"{self.name}.disabled", _CREATE | posix.O_WRONLY,
                                        0o600, dir_fd=directory))  # fmt: skip
             except OSError:
                 pass
@@ -907,7 +991,7 @@ class Store:
         if value is not None and directory is not None:
             times[sha] = value
             data = {"graph": graph_key, "times": dict(list(times.items())[-32:])}
-            _write_small(name, _dumps(data).encode("ascii"), directory)
+            _replace(name, _dumps(data).encode("ascii"), directory)
         return value
 
 
@@ -919,20 +1003,6 @@ def _parse_state(data: "Optional[bytes]") -> "dict[str, object]":
     except Exception:  # damaged: discarded, rebuilt from nothing
         return {}
     return value if isinstance(value, dict) else {}
-
-
-def _write_small(name: str, data: bytes, directory: int) -> bool:
-    """Rewrite a small private file in place, under its lock, space reserved first."""
-    try:
-        fd = posix.open(name, _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
-    except OSError:
-        return False
-    try:
-        return _is_regular(fd) and _lock(fd, 0.05) and _rewrite(fd, data)
-    except OSError:
-        return False
-    finally:
-        posix.close(fd)
 
 
 # ---------------------------------------------------------------------------
@@ -1554,14 +1624,12 @@ def find_graph(environ: "Environ", root: str) -> Graph:
 def built_at_commit(path: str) -> "Optional[str]":
     """The `built_at_commit` sha from the tail of graph.json, without parsing the rest."""
     try:
-        fd = posix.open(path, _READ)
+        fd = _open_regular(path)
     except (OSError, ValueError):
         return None
     try:
-        st = posix.fstat(fd)
-        if st.st_mode & _S_IFMT != _S_IFREG:
-            return None
-        tail = posix.pread(fd, GRAPH_TAIL_BYTES, max(0, st.st_size - GRAPH_TAIL_BYTES))
+        size = posix.fstat(fd).st_size
+        tail = posix.pread(fd, GRAPH_TAIL_BYTES, max(0, size - GRAPH_TAIL_BYTES))
     except OSError:
         return None
     finally:
@@ -1584,60 +1652,176 @@ def _is_hex_sha(text: str) -> bool:
     return 7 <= len(text) <= 64 and all(c in "0123456789abcdef" for c in text)
 
 
+def _is_object_id(text: str) -> bool:
+    """A full object id, as a ref holds one: 40 (SHA-1) or 64 (SHA-256) hex digits."""
+    return len(text) in (40, 64) and _is_hex_sha(text)
+
+
+# -- the git reader: reads only beneath the repository's git dirs -----------------------
+#
+# The git dirs, as git finds them: the nearest `.git` at or above the project
+# root, a directory or a file whose `gitdir:` names one (a linked worktree's,
+# a submodule's), and the common dir its `commondir` names (a worktree's main
+# `.git`; else the git dir itself), which must hold `objects/` and `refs/` as
+# git requires. Links are followed to reach them, never inside them: every
+# file read is a fixed name, an object id or a refname git accepts
+# (`_is_refname`) below one of them, opened component by component without
+# following a link (`_git_file`). A `.git` above the project root counts only
+# when this user owns it, the directory holding it and its git dir: git's
+# `safe.directory` rule (CVE-2022-24765), so another local user's `/tmp/.git`
+# is not the project's repository; the project's own `.git` is the user's
+# choice, as the project is. docs/threat_model.md, classes 9 and 11.
+
+
 def _git_dirs(root: str) -> "Optional[tuple[str, str]]":
-    """(git dir, common dir) for the repository containing `root`, or None."""
+    """(git dir, common dir) of the repository `root` is in, or None (unknown)."""
     path = root
     for _ in range(64):
         dot_git = path.rstrip("/") + "/.git"
-        if _is_dir(dot_git):
-            git_dir = dot_git
+        try:
+            st = posix.stat(dot_git)
             break
-        text = _read_text(dot_git)
-        if text is not None and text.startswith("gitdir:"):
-            git_dir = _absolute(text[7:].strip(), path)  # a worktree or submodule
-            break
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        except (OSError, ValueError):
+            return None
         if path == "/":
             return None
         path = path[: path.rfind("/")] or "/"
     else:
         return None
-    common = _read_text(git_dir + "/commondir")
-    return git_dir, _absolute(common, git_dir) if common else git_dir
+    if st.st_mode & _S_IFMT == _S_IFDIR:
+        git_dir = dot_git
+    else:
+        text = _fsdecode(_read_file(dot_git, 4096) or b"")
+        if not text.startswith("gitdir:"):
+            return None
+        git_dir = _absolute(text[7:].strip(), path)
+    if path != root:  # above the project: this user's, or not the project's repository
+        uid = posix.geteuid()
+        for owned in (path, dot_git, git_dir):
+            try:
+                if posix.stat(owned, follow_symlinks=False).st_uid != uid:
+                    return None
+            except (OSError, ValueError):
+                return None
+    common = _fsdecode(_git_file(git_dir, "commondir", 4096) or b"").strip()
+    common = _absolute(common, git_dir) if common else git_dir
+    if not (_is_dir(common + "/objects") and _is_dir(common + "/refs")):
+        return None
+    return git_dir, common
+
+
+def _git_file(base: str, rel: str, size: int, offset: "Optional[int]" = None) -> "Optional[bytes]":
+    """The regular file `base/rel`, no component of `rel` a link: all of it up to
+    `size` bytes, or `size` bytes at `offset`. None when not there to read."""
+    *parts, name = rel.split("/")
+    try:
+        directory = _open_dirs(base, parts)
+    except (OSError, ValueError):
+        return None
+    try:
+        if offset is None:
+            return _read_file(name, size, directory, follow=False)
+        return _read_at(name, size, offset, directory, follow=False)
+    finally:
+        posix.close(directory)
+
+
+MAX_REFNAME: "Final" = 1024  # longer refnames (git sets no limit) are unknown, not followed
+#: what `git check-ref-format` refuses anywhere in a refname, besides `..` and `@{`
+_REFNAME_REFUSED: "Final" = frozenset(
+    " ~^:?*[\\\x7f\x00\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
+    "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f"
+)
+PACKED_REFS_SCAN: "Final" = 1 << 20  # the most of a packed-refs not `sorted` that is read
+
+
+def _is_refname(ref: str) -> bool:
+    r"""A refname under `refs/` that `git check-ref-format` accepts (no empty
+    component, none starting with `.` or ending with `.lock`, no `..`, `@{`,
+    control character, space or any of ~^:?*[\ , no `.` at the end)."""
+    if not ref.startswith("refs/") or len(ref) > MAX_REFNAME or ref.endswith("."):
+        return False
+    if ".." in ref or "@{" in ref or not _REFNAME_REFUSED.isdisjoint(ref):
+        return False
+    for part in ref.split("/"):
+        if not part or part[0] == "." or part.endswith(".lock"):
+            return False
+    return True
 
 
 def resolve_head(root: str) -> "Optional[str]":
-    """HEAD's full sha without spawning git: loose refs, packed-refs, detached
-    HEAD and worktrees (`.git` file plus `commondir`). None when unknown."""
+    """HEAD's full sha, read as git reads it but without git (loose refs,
+    packed-refs, a detached HEAD, worktrees and submodules), or None when
+    unknown: no repository, a reftable one (Git 3.0's default; its HEAD names
+    `refs/heads/.invalid`), a link, FIFO or device where a ref should be, a
+    refname git refuses, a ref past the part of a packed-refs that is read."""
     dirs = _git_dirs(root)
     if dirs is None:
         return None
     git_dir, common = dirs
-    text = _read_text(git_dir + "/HEAD")
+    ref = "HEAD"
     for _ in range(5):  # symbolic refs may chain
-        if text is None:
-            return None
+        data = _git_file(git_dir, ref, MAX_REFNAME + 16)
+        if data is None and ref != "HEAD":
+            if common != git_dir:
+                data = _git_file(common, ref, MAX_REFNAME + 16)
+            if data is None:
+                return _packed_ref(common, ref)
+        text = _fsdecode(data or b"").strip()
         if not text.startswith("ref:"):
-            return text.lower() if _is_hex_sha(text.lower()) else None
+            text = text.lower()
+            return text if _is_object_id(text) else None
         ref = text[4:].strip()
-        text = _read_text(git_dir + "/" + ref)
-        if text is None and common != git_dir:
-            text = _read_text(common + "/" + ref)
-        if text is None:
-            return _packed_ref(common, ref)
+        if not _is_refname(ref):
+            return None
     return None
 
 
+# packed-refs is read in bounded bytes whatever its size: one git wrote with
+# the `sorted` trait (every git since 2017; its test is git's own) by a binary
+# search (`_sorted_line`), any other only when it is at most PACKED_REFS_SCAN.
 def _packed_ref(common: str, ref: str) -> "Optional[str]":
-    data = _read_file(common + "/packed-refs", 64 << 20)
-    if not data:
+    """`ref`'s sha in `<common>/packed-refs`, or None."""
+    try:
+        directory = _open_dirs(common, [])
+        try:
+            fd = _open_regular("packed-refs", directory, follow=False)
+        finally:
+            posix.close(directory)
+    except (OSError, ValueError):
         return None
-    needle = b" " + ref.encode("utf-8", "surrogateescape") + b"\n"
-    at = (data if data.endswith(b"\n") else data + b"\n").find(needle)
-    if at < 0:
+    want = ref.encode("utf-8", "surrogateescape") + b"\n"
+    try:
+        size = posix.fstat(fd).st_size
+        head = posix.pread(fd, min(size, PACKED_REFS_SCAN), 0)
+        header = head[: head.find(b"\n") + 1] if head.startswith(b"# pack-refs with:") else b""
+        if b" sorted " in header:
+            line = _sorted_line(fd, len(header), size, want, _packed_key)
+        elif size <= PACKED_REFS_SCAN:
+            head += b"" if head.endswith(b"\n") else b"\n"
+            at = head.find(b" " + want)
+            line = head[head.rfind(b"\n", 0, at) + 1 : at] if at >= 0 else None
+        else:
+            line = None
+    except (OSError, ValueError):
         return None
-    start = data.rfind(b"\n", 0, at) + 1
-    sha = data[start:at].decode("ascii", "replace").lower()
-    return sha if _is_hex_sha(sha) else None
+    finally:
+        posix.close(fd)
+    sha = (line or b"").partition(b" ")[0].decode("ascii", "replace").lower()
+    return sha if _is_object_id(sha) else None
+
+
+def _packed_key(line: bytes) -> "Optional[bytes]":
+    """A packed-refs line's sort key: its refname and a newline, as git orders
+    them; None for the peeled line (`^<sha>`) after a tag."""
+    if line[:1] == b"^":
+        return None
+    cut = line.find(b" ")
+    if cut < 0:
+        raise ValueError("not a packed-refs line")
+    return line[cut + 1 :] + b"\n"
 
 
 def _commit_time(root: str, sha: str) -> "Optional[float]":
@@ -1648,11 +1832,10 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
     transport to fetch a missing object, ...). None when the commit is not
     there to read (missing, in an alternate, a delta in a pack)."""
     dirs = _git_dirs(root)
-    if dirs is None or len(sha) not in (40, 64):
+    if dirs is None or not _is_object_id(sha):
         return None
-    objects = dirs[1] + "/objects"
-    loose = _read_at(f"{objects}/{sha[:2]}/{sha[2:]}", 1 << 16)
-    data = loose or _packed_object(objects, sha)
+    loose = _git_file(dirs[1], f"objects/{sha[:2]}/{sha[2:]}", 1 << 16, 0)
+    data = loose or _packed_object(dirs[1], sha)
     if not data:
         return None
     try:
@@ -1668,55 +1851,52 @@ def _commit_time(root: str, sha: str) -> "Optional[float]":
     return None
 
 
-def _read_at(path: str, size: int, offset: int = 0) -> "Optional[bytes]":
-    """`size` bytes at `offset` of a regular file (never blocking), or None."""
-    try:
-        fd = posix.open(path, _READ)
-    except (OSError, ValueError):
-        return None
-    try:
-        return posix.pread(fd, size, offset) if _is_regular(fd) else None
-    except (OSError, OverflowError):
-        return None
-    finally:
-        posix.close(fd)
-
-
 _PACK_IDX: "Final" = b"\377tOc\0\0\0\2"  # a version 2 pack index
+_PACK_ENTRIES: "Final" = 4096  # entries of objects/pack looked at for `.idx` files
 
 
-def _packed_object(objects: str, sha: str) -> "Optional[bytes]":
+def _packed_object(common: str, sha: str) -> "Optional[bytes]":
     """The zlib stream of a commit a pack stores whole, found through the packs'
     `.idx` files (version 2: a 256-entry fanout, the sorted ids, their CRCs and
     offsets): a binary search of a few pread(2) calls per pack. None when no
     pack holds it, or holds it as a delta."""
     try:
-        names = sorted(n for n in posix.listdir(objects + "/pack") if n.endswith(".idx"))
         want = bytes.fromhex(sha)
+        packs = _open_dirs(common, ["objects", "pack"])
     except (OSError, ValueError):
         return None
-    for name in names[:64]:
-        offset = _pack_offset(f"{objects}/pack/{name}", want)
-        if offset is None:
-            continue
-        entry = _read_at(f"{objects}/pack/{name[:-4]}.pack", 1 << 16, offset)
-        if not entry or (entry[0] >> 4) & 7 != 1:
-            return None  # type 1 is a commit; 6 and 7 are deltas
-        at = 1
-        while at < len(entry) and entry[at - 1] & 0x80:  # the object size, 7 bits a byte
-            at += 1
-        return entry[at:]
+    try:
+        names = []
+        with posix.scandir(packs) as entries:  # a bounded look: a million entries cost a call
+            for _, entry in zip(range(_PACK_ENTRIES), entries):
+                if entry.name.endswith(".idx"):
+                    names.append(entry.name)
+        for name in sorted(names)[:64]:
+            offset = _pack_offset(name, packs, want)
+            if offset is None:
+                continue
+            entry_data = _read_at(f"{name[:-4]}.pack", 1 << 16, offset, packs, follow=False)
+            if not entry_data or (entry_data[0] >> 4) & 7 != 1:
+                return None  # type 1 is a commit; 6 and 7 are deltas
+            at = 1
+            while at < len(entry_data) and entry_data[at - 1] & 0x80:  # the size, 7 bits a byte
+                at += 1
+            return entry_data[at:]
+    except OSError:
+        pass
+    finally:
+        posix.close(packs)
     return None
 
 
-def _pack_offset(path: str, want: bytes) -> "Optional[int]":
-    """Where `want` starts in the pack of the index at `path`, or None."""
+def _pack_offset(name: str, packs: int, want: bytes) -> "Optional[int]":
+    """Where `want` starts in the pack of the index `name` in `packs`, or None."""
     try:
-        fd = posix.open(path, _READ)
+        fd = _open_regular(name, packs, follow=False)
     except (OSError, ValueError):
         return None
     try:
-        head = posix.pread(fd, 1032, 0) if _is_regular(fd) else b""
+        head = posix.pread(fd, 1032, 0)
         if len(head) < 1032 or not head.startswith(_PACK_IDX):
             return None
         first, width = want[0], len(want)
@@ -1746,9 +1926,14 @@ def _pack_offset(path: str, want: bytes) -> "Optional[int]":
 def _head_moved(root: str) -> "Optional[float]":
     """When HEAD last moved: the mtime of the HEAD reflog (a commit, checkout,
     reset or merge appends to it). The rule for a graph without
-    `built_at_commit` when HEAD's commit time cannot be read."""
+    `built_at_commit` when HEAD's commit time cannot be read. (An lstat: it
+    opens nothing.)"""
     dirs = _git_dirs(root)
-    return None if dirs is None else _mtime(dirs[0] + "/logs/HEAD")
+    try:
+        st = posix.stat(dirs[0] + "/logs/HEAD", follow_symlinks=False) if dirs else None
+    except (OSError, ValueError):
+        return None
+    return st.st_mtime if st is not None and st.st_mode & _S_IFMT == _S_IFREG else None
 
 
 def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]") -> None:
@@ -1857,7 +2042,7 @@ def open_index(store: Store, graph: Graph) -> _Index:
     name = _index_name(graph.path)
     key = _graph_key(graph.built_at, graph.stat)
     try:
-        fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
+        fd = _open_regular(f"{name}.idx", directory, follow=False)
     except FileNotFoundError:
         return _Index(_start_build(directory, graph.path, name, key, "missing"))
     except OSError:
@@ -1920,7 +2105,7 @@ def _start_build(directory: int, graph_path: str, name: str, key: str, state: st
     hooks_dir = _builder_dir()
     if hooks_dir is None:
         return "no_builder"  # one stat(2) a call, and the builder is used once it is there
-    if not _write_small(f"{name}.attempt", f"{key}\tspawned".encode(), directory):
+    if not _replace(f"{name}.attempt", f"{key}\tspawned".encode(), directory):
         return state  # cannot record the attempt: never spawn blind
     _spawn_builder(hooks_dir, graph_path, directory)
     return "building"
@@ -2047,27 +2232,55 @@ def _lines_after(fd: int, offset: int, end: int) -> "Iterator[tuple[int, bytes]]
 
 
 def _index_line(index: _Index, prefix: bytes) -> "Optional[bytes]":
-    """The line starting with `prefix` (`kind TAB key TAB`): a binary search over
-    byte offsets, one pread(2) per step, then one read forward from the last
-    line start below it."""
-    fd, lo, hi = index.fd, index.start, index.end
+    """The index line starting with `prefix` (`kind TAB key TAB`)."""
+    return _sorted_line(index.fd, index.start, index.end, prefix)
+
+
+# The index (here) and packed-refs (section 5) are searched alike: a binary
+# search over byte offsets, one pread(2) per step, then one read forward from
+# the last line start below the line sought. `key` gives a line's sort key
+# (default: the line itself); a line without one (packed-refs' `^<sha>` after
+# a tag) is skipped, but never two in a row (ValueError: not such a file).
+def _sorted_line(
+    fd: int, lo: int, end: int, want: bytes,
+    key: "Optional[Callable[[bytes], Optional[bytes]]]" = None,
+) -> "Optional[bytes]":  # fmt: skip
+    """The first line in [lo, end) whose key starts with `want`, the lines there
+    sorted by key; `lo` is a line start past the first byte."""
+    hi = end
     while hi - lo > _INDEX_BLOCK:
         mid = (lo + hi) // 2
-        line_start, line = next(_lines_after(fd, mid, index.end), (index.end, None))
-        if line is None or line_start >= hi:
+        line_start, line, found = next(_keyed_lines(fd, mid, end, key), (end, b"", None))
+        if found is None or line_start >= hi:
             hi = mid  # no line starts in [mid, hi): the one sought starts before
-        elif line < prefix:
+        elif found < want:
             lo = line_start + len(line) + 1
         else:
             hi = line_start
     # `lo` is a line start (so byte lo - 1 ends the line before it), every line
-    # before it sorts before `prefix`, and the line sought, if any, is near
-    for _, line in _lines_after(fd, lo - 1, index.end):
-        if line.startswith(prefix):
+    # before it sorts before `want`, and the line sought, if any, is near
+    for _, line, found in _keyed_lines(fd, lo - 1, end, key):
+        if found.startswith(want):
             return line
-        if line > prefix:
+        if found > want:
             return None
     return None
+
+
+def _keyed_lines(
+    fd: int, offset: int, end: int, key: "Optional[Callable[[bytes], Optional[bytes]]]"
+) -> "Iterator[tuple[int, bytes, bytes]]":
+    """(start, line, key) of the lines `_lines_after` gives, keyless ones skipped."""
+    skipped = False
+    for start, line in _lines_after(fd, offset, end):
+        found = line if key is None else key(line)
+        if found is None:
+            if skipped:
+                raise ValueError("two lines without a key")
+            skipped = True
+            continue
+        skipped = False
+        yield start, line, found
 
 
 def _index_site(row: object) -> "Optional[tuple[str, str, int, str, str]]":
@@ -2267,28 +2480,33 @@ def _response_text(response: object) -> str:
 # enters the text only through `_quote`; a suggested command carries only
 # `_plain` text, in shell quotes (docs/threat_model.md).
 
-#: characters `_quote` writes as escapes, besides every one str.isprintable()
-#: refuses and every non-ASCII one that is not a letter or a digit
-_ESCAPED: "Final" = frozenset('`"\\<>')
+#: what repository text may show as itself (an allow-list, docs/threat_model.md):
+#: ASCII letters and digits, space, and the marks paths and names are written
+#: with (`$` `!` `?` `#` `:` in names and `path:line`, `[slug]` `(group)` `@slot`
+#: `+page` `{{name}}` in web frameworks' and templates' paths, `it's.py`).
+#: Every other character is escaped: controls, `"` `\` backtick `<` `>`, the
+#: shell's `; | & * ^ %` and every non-ASCII one (a letter can look like any
+#: mark: U+1438 and U+1433, Canadian Syllabics, read as `<` and `>`).
+_SHOWN: "Final" = frozenset(
+    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 !#$'()+,-./:=?@[]_{}~"
+)
 QUOTE_CHARS: "Final" = 120  # the longest repository text an advisory quotes whole
 
 
 def _readable(text: str) -> bool:
-    """Whether `_quote` writes `text` as itself: printable, no character it escapes."""
-    if not (text.isprintable() and _ESCAPED.isdisjoint(text)):
-        return False
-    return text.isascii() or all(c.isascii() or c.isalnum() for c in text)
+    """Whether `_quote` writes `text` as itself: every character one `_SHOWN` allows."""
+    return _SHOWN.issuperset(text)
 
 
 def _plain(text: object) -> bool:
-    """Whether repository text can stand in a suggested command as is: readable
-    (no control character, newline, escape sequence, bidi control, tag
-    character, `<`, `>`, backtick, double quote or backslash), at most
-    INDEX_MAX_FIELD characters, and no leading `-` (an option to graphify).
-    `shell_quote` does the rest: pasted, the command runs graphify alone, with
-    the very argument that resolves. The builder stores only such paths and
-    arguments, the hook checks them again on read, and no other text is ever
-    written into a command."""
+    """Whether repository text can stand in a suggested command as is:
+    `_readable` (ASCII letters, digits and the marks `_SHOWN` allows: no
+    control character, quote, backslash, backtick, `<`, `>`, shell operator or
+    non-ASCII character), at most INDEX_MAX_FIELD characters, and no leading
+    `-` (an option to graphify). `shell_quote` does the rest: pasted, the
+    command runs graphify alone, with the very argument that resolves. The
+    builder stores only such paths and arguments, the hook checks them again on
+    read, and no other text is ever written into a command."""
     return (
         isinstance(text, str)
         and 0 < len(text) <= INDEX_MAX_FIELD
@@ -2303,14 +2521,11 @@ def _quote(text: str, limit: int = QUOTE_CHARS) -> str:
     builder wrote).
 
     It stands in double quotes, and a plain path reads as itself
-    (`"src/app.py:12"`). Every character str.isprintable() refuses (controls,
-    newlines, ESC, bidi and other format controls, tag characters, separators),
-    every non-ASCII one that is not a letter or digit (a fullwidth `<` is not
-    `<`, but reads like it), and `"`, backslash, backtick, `<` and `>`, is
-    written as JSON escapes it (`<` as `\\u003c`): no tag, code span, escape
-    sequence or line break survives, and the quotes cannot be closed from
-    inside. Text longer than `limit` characters keeps its head and tail around
-    an ellipsis.
+    (`"src/app.py:12"`). Every character `_SHOWN` does not allow is written as
+    JSON escapes it (`<` as `\\u003c`, e-acute as `\\u00e9`): no tag, code span,
+    escape sequence, line break or look-alike of one survives, and the quotes
+    cannot be closed from inside. Text longer than `limit` characters keeps its
+    head and tail around an ellipsis.
     """
     if len(text) > limit:
         keep = (limit - 1) // 2
@@ -2323,7 +2538,7 @@ def _escaped(text: str) -> str:
         return text
     out = []
     for char in text:
-        if char.isprintable() and char not in _ESCAPED and (char.isascii() or char.isalnum()):
+        if char in _SHOWN:
             out.append(char)
             continue
         code = ord(char)
@@ -2387,7 +2602,7 @@ def _records_release(path: str) -> bool:
     """graph.json's head names `graphify_version` (its `graph` attributes come
     before the nodes; graphify writes them from 0.9.78). Read only for a Read's
     advisory when no index says which release the user's graphify is."""
-    head = _read_head(path, 4096)
+    head = _read_at(path, 4096)
     return head is None or b'"graphify_version"' in head
 
 

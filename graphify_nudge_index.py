@@ -30,10 +30,8 @@ import re
 import sys
 
 from graphify_nudge import (
-    _READ,
     _S_IFMT,
     _S_IFREG,
-    _WRITE,
     DEFAULT_TELEMETRY_DIR,
     INDEX_DIR,
     INDEX_MAGIC,
@@ -50,15 +48,16 @@ from graphify_nudge import (
     _index_name,
     _index_site,
     _is_name,
-    _is_regular,
     _lock,
+    _open_private,
+    _open_regular,
     _plain,
+    _read_at,
     _read_file,
-    _read_head,
+    _replace,
     _Settings,
     _settings_of,
     _stat,
-    _write_small,
     built_at_commit,
     find_graph,
     graph_candidates,
@@ -169,10 +168,8 @@ def _build_locked(
     The reading and indexing run under the build's limits (`_limited`).
     `path_value` is the PATH whose `graphify` the advice will run (section 5)."""
     name = _index_name(graph_path)
-    fd = posix.open(f"{name}.lock", _WRITE | posix.O_RDWR, 0o600, dir_fd=directory)
+    fd = _open_lock(f"{name}.lock", directory)
     try:
-        if not _is_regular(fd):
-            raise GraphIndexError("the index lock is not a regular file")
         if wait:
             posix.lockf(fd, posix.F_LOCK, 0)
         elif not _lock(fd, 0):
@@ -180,7 +177,7 @@ def _build_locked(
         key = _graph_key_of(graph_path)
         if _index_key(directory, name) == key:
             return "current"
-        _write_small(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
+        _replace(f"{name}.attempt", f"{key}\tbuilding".encode(), directory)
         try:
             with _limited(_graph_size(graph_path), hard):
                 nodes, links, recorded = _load_graph(graph_path)
@@ -194,7 +191,8 @@ def _build_locked(
             dialect = ",".join(sorted(accepts)) or "-"
             header = f"{INDEX_MAGIC}\t{key}\t{len(nodes)}\t{dialect}\t{version}\n".encode()
             body = b"".join(line + b"\n" for line in lines)
-            _write_index(f"{name}.idx", header + body, directory)
+            if not _replace(f"{name}.idx", header + body, directory):
+                raise OSError(f"{name}.idx: cannot be written")
         except Exception as exc:
             # Whatever graph.json holds (a list where a string was, a torn file,
             # a shape no graphify writes) and whatever stops the build (its
@@ -202,9 +200,9 @@ def _build_locked(
             # day (INDEX_FAILED_RETRY_SECONDS), not ten minutes, before the same
             # graph version is parsed again; the caller gets one line.
             why = _reason(exc)
-            _write_small(f"{name}.attempt", f"{key}\tfailed: {why}".encode(), directory)
+            _replace(f"{name}.attempt", f"{key}\tfailed: {why}".encode(), directory)
             raise GraphIndexError(f"{graph_path}: {why}") from None
-        _write_small(f"{name}.attempt", f"{key}\tbuilt".encode(), directory)
+        _replace(f"{name}.attempt", f"{key}\tbuilt".encode(), directory)
         return "built"
     finally:
         posix.close(fd)
@@ -303,7 +301,7 @@ def _address_space() -> int:
 def _index_key(directory: int, name: str) -> "Optional[str]":
     """The graph key an index on disk was built for, if any."""
     try:
-        fd = posix.open(f"{name}.idx", _READ | posix.O_NOFOLLOW, dir_fd=directory)
+        fd = _open_regular(f"{name}.idx", directory, follow=False)
     except OSError:
         return None
     try:
@@ -312,23 +310,19 @@ def _index_key(directory: int, name: str) -> "Optional[str]":
         posix.close(fd)
 
 
-def _write_index(name: str, data: bytes, directory: int) -> None:
-    """Write a temporary file and rename it into place: readers see the old
-    index or the new one, never half of one."""
-    temp = f".{name}.{posix.getpid()}.tmp"
-    fd = posix.open(temp, _WRITE | posix.O_WRONLY | posix.O_TRUNC, 0o600, dir_fd=directory)
+def _open_lock(name: str, directory: int) -> int:
+    """The build's lock file, opened for lockf(3) (`_open_private`). Whatever
+    else stands at its name (a link, a FIFO, a hard link a tarball shipped)
+    is not the lock: its name is removed and a new lock made."""
     try:
-        view = memoryview(data)
-        while view:
-            view = view[posix.write(fd, view) :]
-        posix.close(fd)
-        posix.rename(temp, name, src_dir_fd=directory, dst_dir_fd=directory)
-    except BaseException:
-        try:
-            posix.unlink(temp, dir_fd=directory)
-        except OSError:
-            pass
-        raise
+        return _open_private(name, directory, posix.O_RDWR)
+    except OSError:
+        pass
+    try:
+        posix.unlink(name, dir_fd=directory)
+        return _open_private(name, directory, posix.O_RDWR)
+    except OSError:
+        raise GraphIndexError("the index lock is not a regular file") from None
 
 
 # ---------------------------------------------------------------------------
@@ -1035,7 +1029,7 @@ def graphify_version_of(script: str) -> "Optional[str]":
     real = os.path.realpath(script)
     prefixes = [os.path.dirname(os.path.dirname(real))]
     python = None
-    head = _read_head(real, 512) or b""
+    head = _read_at(real, 512) or b""
     if head.startswith(b"#!"):
         interpreter = head[2:].split(b"\n", 1)[0].strip().split(b" ", 1)[0]
         text = interpreter.decode("utf-8", "replace")

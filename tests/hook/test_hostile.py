@@ -245,6 +245,10 @@ def write_paths(hook: Hook) -> dict[str, Path]:
     }
 
 
+#: the private files whose names a repository can plant: replaced, never written through
+REPLACED = ("commit times", "index", "index attempt", "index lock")
+
+
 def _calls(hook: Hook) -> Iterator[dict[str, Any]]:
     yield hook_input(hook.repo, event="SessionStart")
     yield grep_input(hook)
@@ -278,7 +282,9 @@ def test_a_symlink_at_any_component_is_never_followed(
         run_timed(hook, data)
     time.sleep(0.3)  # a background index build, had it been started, gets its chance
     assert snapshot(victim) == before
-    assert link.is_symlink()
+    # never followed; a file written whole (`_replace`) or the build's lock puts
+    # its own in the link's place
+    assert link.is_symlink() or component in REPLACED
 
 
 def test_a_project_dir_that_is_not_utf8_is_used_byte_for_byte(tmp_path: Path) -> None:

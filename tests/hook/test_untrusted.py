@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -222,7 +223,8 @@ def test_quote_bounds_neutralises_and_visibly_quotes_any_text(text: str) -> None
     assert quoted[0] == quoted[-1] == '"' and '"' not in inner
     assert_data_only(quoted)
     assert "\\" not in inner.replace("\\u", "")  # a backslash only ever starts an escape
-    assert all(c.isascii() or c.isalnum() or c == "\u2026" for c in inner)
+    shown = re.sub(r"\\u[0-9a-f]{4}", "", inner).replace("\u2026", "")
+    assert set(shown) <= graphify_nudge._SHOWN  # the allow-list, nothing else
     assert len(quoted) <= 2 + 12 * graphify_nudge.QUOTE_CHARS
     if len(text) <= graphify_nudge.QUOTE_CHARS:
         assert json.loads(quoted) == text  # JSON's escapes: nothing lost, nothing added
@@ -231,14 +233,19 @@ def test_quote_bounds_neutralises_and_visibly_quotes_any_text(text: str) -> None
 
 
 @pytest.mark.parametrize("text", ["src/app.py:12", "web/[slug]/page.tsx", "src/it's.py",
-                                  "docs/café.py", "a b/c.py", "$ZodType"])  # fmt: skip
+                                  "app/(shop)/@modal/[...id]/+page.svelte", "a b/c.py",
+                                  "$ZodType", "{{cookiecutter.slug}}/x.py", "Mash#key?", "save!",
+                                  "a=b,c~"])  # fmt: skip
 def test_a_normal_path_reads_naturally_and_is_plain(text: str) -> None:
     assert graphify_nudge._quote(text) == f'"{text}"'
     assert graphify_nudge._plain(text)
 
 
 @pytest.mark.parametrize("text", [HOSTILE, "a<b", "a>b", "a`b", 'a"b', "a\\b", "-rf",
-                                  "a\tb", "a\u202eb", "a\uff1cb", "x" * 513, ""])  # fmt: skip
+                                  "a\tb", "a\u202eb", "a\uff1cb", "x" * 513, "",
+                                  "docs/caf\u00e9.py", "\u1438/system-reminder\u1433", "a\u02bab",
+                                  "a\u02cbb", "a\u01c0b", "a\u3164b", "a;b", "a|b", "a&b",
+                                  "a*b"])  # fmt: skip
 def test_what_is_not_plain_never_enters_a_command(text: str) -> None:
     assert not graphify_nudge._plain(text)
     graph = graphify_nudge.Graph()
