@@ -261,30 +261,16 @@ def prepare_project(
     scripts = project.language in ("typescript", "javascript")
     ts_dir = projects.ensure_typescript(cache / "tools") if scripts else None
     index = project_index(checkout.root, code_files, node, ts_dir, ctags)
-    noise_dirs = _noise_dirs(project.name)
     triggers = generate(
         project.name,
         project.language,
         root=checkout.root,
         graph_files=graph.files,
-        noise_dirs=noise_dirs,
+        noise_dirs=project.noise_dirs,
         index=index,
         seed=seed,
     )
     return Prepared(checkout, graph, index, triggers)
-
-
-def _noise_dirs(project: str) -> tuple[str, ...]:
-    return {
-        "click": ("build/lib", ".tox/py311/lib/python3.11/site-packages"),
-        "zod": ("v4", "node_modules/typescript"),
-        "commander": ("node_modules/commander",),
-        "cobra": ("vendor/github.com/spf13/cobra",),
-        "semver": ("target/package/semver-1.0.14",),
-        "hashie": ("vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0",),
-        "psr7": ("vendor/guzzlehttp/psr7/src",),
-        "bsh": ("target/generated-sources/bsh",),
-    }.get(project, ())
 
 
 def run_arm(
