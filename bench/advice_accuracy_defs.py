@@ -27,6 +27,13 @@ several lines: TS merges them into one symbol (overload signatures and their
 implementation, `interface X` beside `const X`), and in Python they rebind one
 name in one namespace (`@overload` stubs, `if WIN: def getchar ... else: def
 getchar ...`).
+
+Such a definition may be an overload set, and it is counted as one: its
+*overloads* are the declarations a caller chooses between by signature, each
+marked by its parser: Java methods and constructors (ctags), TS/JS signatures
+without a body (overload signatures, interface method signatures), Python
+`@overload` stubs. `if WIN: def getchar ... else: def getchar ...` is one
+definition without overloads.
 """
 
 from __future__ import annotations
@@ -63,6 +70,7 @@ class Decl:
     container: tuple[str, ...]
     line: int
     name_line: int
+    overload: bool = False  # one signature of an overload set (see the module docstring)
 
     def covers(self, line: int) -> bool:
         return self.line <= line <= self.name_line
@@ -84,6 +92,16 @@ class Definition:
     @property
     def kinds(self) -> frozenset[str]:
         return frozenset(d.kind for d in self.decls)
+
+    @property
+    def overloads(self) -> int:
+        """How many overloads the definition has: 0 or 1 when it is not an
+        overload set (a caller has nothing to choose between)."""
+        return sum(1 for d in self.decls if d.overload)
+
+    def declares(self, file: str, line: int) -> bool:
+        """One of its declarations has its name on `line` of `file`."""
+        return file == self.file and any(d.name_line == line for d in self.decls)
 
     def covers(self, file: str, line: int) -> bool:
         return file == self.file and any(d.covers(line) for d in self.decls)
@@ -187,7 +205,8 @@ def _walk_python(
         if isinstance(node, _DEF_NODES):
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             kind = "class" if isinstance(node, ast.ClassDef) else "function"
-            out.append(Decl(file, node.name, kind, container, first, node.lineno))
+            stub = any(_is_overload(d) for d in node.decorator_list)
+            out.append(Decl(file, node.name, kind, container, first, node.lineno, stub))
             _walk_python(
                 node.body, (*container, node.name), in_function or kind == "function", file, out
             )
@@ -213,6 +232,13 @@ def _walk_python(
                     elif isinstance(item, ast.stmt):
                         stmts.append(item)
                 _walk_python(stmts, container, in_function, file, out)
+
+
+def _is_overload(decorator: ast.expr) -> bool:
+    """`@overload`, `@typing.overload`, `@t.overload`."""
+    if isinstance(decorator, ast.Name):
+        return decorator.id == "overload"
+    return isinstance(decorator, ast.Attribute) and decorator.attr == "overload"
 
 
 def _assigned_names(target: ast.expr) -> Iterator[str]:
@@ -270,8 +296,12 @@ for (const rel of files) {
     const o = opts || {};
     const start = o.start !== undefined ? o.start : node.getStart(sf);
     const nameNode = o.nameNode || node.name || node;
+    // an overload signature: a function-like declaration without a body, or
+    // a method signature of a named type
+    const overload = node.kind === K.MethodSignature
+      || (FUNCTION_LIKE.has(node.kind) && node.body === undefined);
     lines.push(JSON.stringify({file: rel, name: name, kind: kind, container: container,
-      line: lineOf(start), name_line: lineOf(nameNode.getStart(sf))}));
+      line: lineOf(start), name_line: lineOf(nameNode.getStart(sf)), overload: overload}));
   };
   function visit(node, container, inFunction) {
     let push = null;
@@ -353,6 +383,7 @@ def script_decls(node: str, typescript_dir: Path, root: Path, files: Sequence[st
                 tuple(d["container"]),
                 int(d["line"]),
                 max(int(d["line"]), int(d["name_line"])),
+                bool(d.get("overload")),
             )
         )
     return out
@@ -430,7 +461,9 @@ def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[
         text = lines_of[file]
         while first > 1 and text[first - 2].lstrip().startswith(_ATTRIBUTE_STARTS):
             first -= 1
-        out.append(Decl(file, name, kind, container, first, line))
+        # Java overloads by signature: every method and constructor is one
+        overload = language == "Java" and kind == "function"
+        out.append(Decl(file, name, kind, container, first, line, overload))
     return out
 
 
