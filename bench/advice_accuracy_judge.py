@@ -441,13 +441,29 @@ def _judge_read_pointer(
     failed: Sequence[CommandResult],
     verdict: Callable[..., Verdict],
 ) -> Verdict:
-    """The pointer format: a command that exits 0 must give the file's node."""
+    """The pointer format: a command that exits 0 must give the file's node,
+    with something about the file: a connection other than `contains`, or
+    more than one (its symbols, imports, dependents). A node whose one edge
+    `contains` the module every file reopens answers nothing (issue 30's Ruby)."""
     about_file = [s for s in advisory.sites if s[0] == file]
+    bare = []
     for r in results:
-        if r.exit_code == 0:
-            about_file += [
-                (n.file, n.line) for n in parse_graphify_output(r.output) if n.file == file
-            ]
+        if r.exit_code != 0:
+            continue
+        mine = [(n.file, n.line) for n in parse_graphify_output(r.output) if n.file == file]
+        relations = _CONNECTION.findall(r.output)
+        if mine and not advisory.sites and len(relations) < 2 and set(relations) <= {"contains"}:
+            bare.append(r)
+            continue
+        about_file += mine
+    if not about_file and bare:
+        relations = _CONNECTION.findall(bare[0].output)
+        return verdict(
+            USELESS,
+            f"`{bare[0].command}` lists {len(relations)} connection(s)"
+            + (", `contains`" if relations else "")
+            + ": nothing about the file's symbols, imports or dependents",
+        )
     if not about_file:
         if failed:
             return verdict(USELESS, f"`{failed[0].command}` exited {failed[0].exit_code}")
