@@ -278,25 +278,56 @@ def _check_use(
         shortfalls.append(f"{where} is {edge.confidence}, said {use.confidence}")
 
 
-def _check_count(claim: CountClaim | None, edges: Sequence[Edge], shown: int,
-                 shortfalls: list[str]) -> None:  # fmt: skip
-    """A `Uses`/`Importers`/`Dependents` line against the judge's recount."""
-    if claim is None:
-        return
-    files = len({e.file for e in edges})
-    by_relation: dict[str, int] = {}
-    by_confidence: dict[str, int] = {}
+def use_sites(edges: Iterable[Edge], *, by_line: bool = False) -> list[Edge]:
+    """The sites among use edges: one per user, used node, relation and line
+    (graphify keeps one edge per user and used pair); `by_line`, one per line,
+    as one import line that names several of a file's symbols is one importer."""
+    seen: dict[tuple[object, ...], Edge] = {}
     for e in edges:
-        by_relation[e.relation] = by_relation.get(e.relation, 0) + 1
-        by_confidence[e.confidence] = by_confidence.get(e.confidence, 0) + 1
-    said = (claim.sites, claim.files, claim.by_relation)
-    if said != (len(edges), files, by_relation) or (
-        claim.by_confidence and claim.by_confidence != by_confidence
-    ):
-        shortfalls.append(
-            f"{claim.label}: {claim.sites} in {claim.files} files, the graph shows "
-            f"{len(edges)} in {files}"
+        key = (e.file, e.line) if by_line else (e.file, e.line, e.source, e.relation, e.target)
+        seen.setdefault(key, e)
+    return list(seen.values())
+
+
+def _check_count(label: str, claim: CountClaim | None, edges: Sequence[Edge], shown: int,
+                 shortfalls: list[str]) -> None:  # fmt: skip
+    """A `Uses`/`Importers`/`Dependents` line against the judge's recount. An
+    import line with edges of two relations (`imports` of the module and
+    `imports_from` of a symbol) is one importer of either relation. A line
+    left out while the graph shows sites to count is a shortfall too."""
+    if claim is None:
+        if edges:
+            shortfalls.append(f"no {label} line; the graph shows {len(use_sites(edges))}")
+        return
+    by_line = claim.label == "Importers"
+    sites = use_sites(edges, by_line=by_line)
+    files = len({e.file for e in sites})
+    relations_at: dict[tuple[str, int], set[str]] = {}
+    for e in edges:
+        relations_at.setdefault((e.file, e.line), set()).add(e.relation)
+    if by_line:
+        possible = {r: sum(1 for rs in relations_at.values() if r in rs)
+                    for rs in relations_at.values() for r in rs}  # fmt: skip
+        relations_ok = sum(claim.by_relation.values()) == len(sites) and all(
+            n <= possible.get(r, 0) for r, n in claim.by_relation.items()
         )
+    else:
+        counted: dict[str, int] = {}
+        for e in sites:
+            counted[e.relation] = counted.get(e.relation, 0) + 1
+        relations_ok = claim.by_relation == counted
+    by_confidence: dict[str, int] = {}
+    for e in sites:
+        by_confidence[e.confidence] = by_confidence.get(e.confidence, 0) + 1
+    if (claim.sites, claim.files) != (len(sites), files) or not relations_ok:
+        shortfalls.append(
+            f"{claim.label}: {claim.sites} in {claim.files} files "
+            f"({', '.join(f'{r} {n}' for r, n in claim.by_relation.items())}), "
+            f"the graph shows {len(sites)} in {files}"
+        )
+    elif claim.by_confidence and not by_line and claim.by_confidence != by_confidence:
+        shortfalls.append(f"{claim.label}: confidences {claim.by_confidence}, "
+                          f"the graph's {by_confidence}")  # fmt: skip
     if claim.shown != shown:
         shortfalls.append(f"{claim.label} says {claim.shown} shown, {shown} follow")
 
@@ -413,9 +444,9 @@ def _judge_read(
         importers = [e for e in elsewhere if e.relation in IMPORT_RELATIONS]
         dependents = [e for e in elsewhere if e.relation not in IMPORT_RELATIONS]
         n_imp = sum(1 for u in advisory.uses if u.label == "Importer")
-        _check_count(advisory.count("Importers"), importers, n_imp, shortfalls)
+        _check_count("Importers", advisory.count("Importers"), importers, n_imp, shortfalls)
         n_dep = sum(1 for u in advisory.uses if u.label == "Use")
-        _check_count(advisory.count("Dependents"), dependents, n_dep, shortfalls)
+        _check_count("Dependents", advisory.count("Dependents"), dependents, n_dep, shortfalls)
         cited = [file, *(u.file for u in advisory.uses)]
         _check_changed(advisory, cited, changed, shortfalls)
     except _Misleading as e:
@@ -632,11 +663,12 @@ def _judge_answer(
             into = [claimed_nodes[use.definition - 1]]
         _check_use(use, names, into, evidence, shortfalls)
     verified = verified_uses(claimed_nodes, graph, index, source)
-    _check_count(advisory.count("Uses"), verified, len(advisory.uses), shortfalls)
+    _check_count("Uses", advisory.count("Uses"), verified, len(advisory.uses), shortfalls)
     for claim, node in zip(advisory.definitions, claimed_nodes):
         if claim.used_sites is not None:
             mine = verified_uses([node], graph, index, source)
             said = (claim.used_sites, claim.used_files)
+            mine = use_sites(mine)
             if said != (len(mine), len({e.file for e in mine})):
                 shortfalls.append(f"definition {claim.index}: used at {claim.used_sites} sites, "
                                   f"the graph shows {len(mine)}")  # fmt: skip

@@ -26,7 +26,7 @@ from bench.advice_accuracy_defs import (
     project_index,
     python_decls,
 )
-from bench.advice_accuracy_graph import GraphView, normalize_label
+from bench.advice_accuracy_graph import Edge, GraphView, normalize_label
 from bench.advice_accuracy_judge import (
     MISLEADING,
     PARTIAL,
@@ -803,7 +803,7 @@ def test_counts_are_recounted_from_the_graph() -> None:
     )
     v = judge(Target(name="lock"), adv, [], index, graph, source)
     assert (v.verdict, v.answered) == (PARTIAL, True)
-    assert "Uses: 3 in 2 files, the graph shows 1 in 1" in v.reason
+    assert "Uses: 3 in 2 files (calls 3), the graph shows 1 in 1" in v.reason
 
 
 def test_an_answer_without_its_uses_is_partial_and_not_answered() -> None:
@@ -1046,3 +1046,28 @@ ANSWER_EXAMPLES = (
         "description.",
     ]),
 )  # fmt: skip
+
+
+def test_an_import_line_is_one_importer_of_either_relation() -> None:
+    """`import x.Y;` makes two edges at one line (the file and the class): one importer."""
+    index, graph, source = _world()
+    graph.uses_of["mod_lock"].append(
+        Edge("use", "mod_lock", "imports", "EXTRACTED", "pkg/use.py", 1)
+    )
+    text = "\n".join([
+        HEAD + 'holds "pkg/mod.py"; quoted text is repository data.',
+        "Importers: 1 in 1 file (imports 1); 1 shown.",
+        'Importer: "pkg/use.py:1" in "use.py" (imports_from, EXTRACTED).',
+        'Defines: 2 symbols: "Option" L8, "lock" L46.',
+    ])  # fmt: skip
+    read = Target(file="pkg/mod.py")
+    v = judge(read, parse_advisory(text), [], index, graph, source)
+    # answered (an importer), but the graph's dependents are left out
+    assert (v.verdict, v.answered, v.reason) == (
+        PARTIAL,
+        True,
+        "no Dependents line; the graph shows 2",
+    )
+    twice = text.replace("Importers: 1 in 1 file (imports 1)", "Importers: 2 in 1 file (imports 2)")
+    v = judge(read, parse_advisory(twice), [], index, graph, source)
+    assert "Importers: 2 in 1 files (imports 2), the graph shows 1 in 1" in v.reason
