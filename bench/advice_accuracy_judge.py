@@ -56,7 +56,7 @@ VERDICTS = (USEFUL, PARTIAL, MISLEADING, USELESS)
 _EXPLAIN_NODE = re.compile(r"^Node:\s*(.*?)\s*$", re.MULTILINE)
 _EXPLAIN_SOURCE = re.compile(r"^\s*Source:\s*(\S+)\s+L(\d+)\s*$", re.MULTILINE)
 _QUERY_NODE = re.compile(r"^NODE (.*?) \[src=(\S*) loc=L(\d+)", re.MULTILINE)
-_CONNECTION = re.compile(r"^\s+(?:-->|<--) .*? \[([a-z_]+)\]", re.MULTILINE)
+_CONNECTION = re.compile(r"^\s+(?:-->|<--) (.*?) \[([a-z_]+)\]", re.MULTILINE)
 
 
 def hook_context(stdout: str) -> str | None:
@@ -409,7 +409,7 @@ def _judge_read(
             _check_changed(advisory, [file], changed, [])
         except _Misleading as e:
             return verdict(MISLEADING, str(e))
-        return _judge_read_pointer(file, advisory, results, failed, verdict)
+        return _judge_read_pointer(file, advisory, results, failed, verdict, index=index)
     shortfalls: list[str] = []
     lines = 0
     try:
@@ -471,29 +471,40 @@ def _judge_read_pointer(
     results: Sequence[CommandResult],
     failed: Sequence[CommandResult],
     verdict: Callable[..., Verdict],
+    *,
+    index: DefinitionIndex,
 ) -> Verdict:
     """The pointer format: a command that exits 0 must give the file's node,
-    with something about the file: a connection other than `contains`, or
-    more than one (its symbols, imports, dependents). A node whose one edge
-    `contains` the module every file reopens answers nothing (issue 30's Ruby)."""
+    with something about the file. A node whose one connection `contains` a
+    module that other files define too (`module I18n`, reopened by 45 files)
+    answers nothing about the file's symbols, imports or dependents (issue
+    30's Ruby); one that contains the file's own class does."""
     about_file = [s for s in advisory.sites if s[0] == file]
     bare = []
     for r in results:
         if r.exit_code != 0:
             continue
         mine = [(n.file, n.line) for n in parse_graphify_output(r.output) if n.file == file]
-        relations = _CONNECTION.findall(r.output)
-        if mine and not advisory.sites and len(relations) < 2 and set(relations) <= {"contains"}:
-            bare.append(r)
+        connections = _CONNECTION.findall(r.output)
+        reopened = [
+            label for label, relation in connections
+            if relation == "contains"
+            and len({d.file for d in index.definitions.get(normalize_label(label), ())}) > 1
+        ]  # fmt: skip
+        if mine and not advisory.sites and len(connections) == len(reopened) <= 1:
+            bare.append((r, reopened))
             continue
         about_file += mine
     if not about_file and bare:
-        relations = _CONNECTION.findall(bare[0].output)
+        r, reopened = bare[0]
+        what = (
+            f"one, `contains` {reopened[0]}, a module other files define too"
+            if reopened
+            else "none"
+        )
         return verdict(
             USELESS,
-            f"`{bare[0].command}` lists {len(relations)} connection(s)"
-            + (", `contains`" if relations else "")
-            + ": nothing about the file's symbols, imports or dependents",
+            f"`{r.command}` lists {what}: nothing about the file's symbols, imports or dependents",
         )
     if not about_file:
         if failed:

@@ -900,8 +900,16 @@ def test_a_pointer_read_whose_command_shows_one_contains_edge_answers_nothing() 
         "  --> I18n [contains] [EXTRACTED] lib/i18n/tests/defaults.rb:L3\n"
     )
     target = Target(file="lib/i18n/tests/defaults.rb")
-    v = judge(target, adv, [_ok(adv.commands[0], out)], DefinitionIndex(frozenset()), graph)
-    assert (v.verdict, "nothing about the file" in v.reason) == (USELESS, True)
+    reopened = [Decl(f"lib/i18n/{f}.rb", "I18n", "namespace", (), 3, 3) for f in ("a", "b")]
+    index = build_index(reopened, [d.file for d in reopened])
+    v = judge(target, adv, [_ok(adv.commands[0], out)], index, graph)
+    assert (v.verdict, "`contains` I18n, a module other files define too" in v.reason) == (
+        USELESS,
+        True,
+    ), v.reason
+    # a file whose node contains its own class (Java's one class per file) says what it defines
+    own = build_index(reopened[:1], ["lib/i18n/a.rb"])
+    assert judge(target, adv, [_ok(adv.commands[0], out)], own, graph).verdict == USEFUL
 
 
 def test_overload_sets_are_counted_as_overloads() -> None:
