@@ -757,6 +757,12 @@ def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     p.add_argument("--json", type=Path, default=RESULTS / "advice_accuracy.json")
     p.add_argument("--markdown", type=Path, default=RESULTS / "advice_accuracy.md")
     p.add_argument("--no-bar", action="store_true", help="report only: exit 0 whatever the result")
+    p.add_argument(
+        "--rejudge",
+        type=Path,
+        help="judge again the hook outputs a results JSON holds (its tree, releases, projects "
+        "and arms), with this checkout's judge; the hook and its commands are not run again",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the tables")
     return p.parse_args(argv)
 
@@ -772,9 +778,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(args: argparse.Namespace, started: float) -> int:
+    stored = _load_stored(args) if args.rejudge else None
     tree = args.tree.resolve()
-    provenance = tree_provenance(tree)
-    if args.rev:
+    provenance = stored["tree"] if stored else tree_provenance(tree)
+    if args.rev and not stored:
         exported = Path(tempfile.mkdtemp(prefix="advice-tree-"))
         atexit.register(shutil.rmtree, exported, True)
         provenance = snapshot(tree, args.rev, exported)
@@ -823,7 +830,8 @@ def _main(args: argparse.Namespace, started: float) -> int:
         measured = time.perf_counter()
         graphify = projects.ensure_graphify(cache / "tools", version, args.graphify)
         runner = Runner(tree, args.python, graphify, args.layout)
-        run, results, built = _measure(args, names, cache, runner, version)
+        old = stored["runs"][version] if stored else None
+        run, results, built = _measure(args, names, cache, runner, version, old=old)
         setup_seconds += run.pop("setup_seconds")
         run["seconds"] = round(time.perf_counter() - measured, 1)
         cold = cold or built
@@ -867,8 +875,52 @@ def _main(args: argparse.Namespace, started: float) -> int:
     return 0 if args.no_bar or met else 1
 
 
+def _load_stored(args: argparse.Namespace) -> dict[str, Any]:
+    """A results JSON to judge again; its projects, releases, arms and seed
+    replace the command line's."""
+    try:
+        stored: dict[str, Any] = json.loads(args.rejudge.read_text())
+        runs = stored["runs"]
+        first = next(iter(runs.values()))
+        args.projects = ",".join(p["name"] for p in first["projects"])
+        args.graphify_versions = ",".join(runs)
+        args.arms = ",".join(first["arms"])
+        args.seed, args.layout = stored["seed"], stored["layout"]
+    except (OSError, ValueError, KeyError, StopIteration, TypeError) as e:
+        raise UsageError(f"--rejudge {args.rejudge}: not a results JSON ({e})") from None
+    args.set = "all"
+    return stored
+
+
+def rejudged(old: dict[str, Any], arm: str, prepared: Prepared) -> list[Outcome]:
+    """The outcomes of `arm` as the stored run recorded them, judged again."""
+    by_id = {t.id: t for t in prepared.triggers}
+    info = old["arms"][arm]["info"].get(prepared.checkout.project.name, {})
+    changed = frozenset(info.get("changed_files", ()))
+    outcomes = []
+    for row in old["arms"][arm]["triggers"]:
+        trigger = by_id.get(row["id"])
+        if row["project"] != prepared.checkout.project.name or trigger is None:
+            continue
+        context = row["advisory"]
+        advisory = parse_advisory(context) if context else None
+        results = [
+            CommandResult(c["command"], c["exit_code"], c["output"]) for c in row["commands"]
+        ]
+        verdict = judge(trigger.target, advisory, results, prepared.evidence(changed))
+        hook = (row["hook_exit"], row["hook_stderr"], row["telemetry"])
+        outcomes.append(Outcome(trigger, row["project"], context, *hook, results, verdict))
+    return outcomes
+
+
 def _measure(
-    args: argparse.Namespace, names: list[str], cache: Path, runner: Runner, version: str
+    args: argparse.Namespace,
+    names: list[str],
+    cache: Path,
+    runner: Runner,
+    version: str,
+    *,
+    old: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, list[Outcome]], bool]:
     """Every arm on every project with graphify `version`: (its part of the
     report, the outcomes by arm, whether a graph was built in this run)."""
@@ -899,7 +951,11 @@ def _measure(
             results[arm] = []
             arm_info[arm] = {}
             for p in prepared:
-                outcomes, info = run_arm(runner, p, arm, work, args.seed)
+                if old is not None:
+                    outcomes = rejudged(old, arm, p)
+                    info = old["arms"][arm]["info"].get(p.checkout.project.name, {})
+                else:
+                    outcomes, info = run_arm(runner, p, arm, work, args.seed)
                 results[arm].extend(outcomes)
                 arm_info[arm][p.checkout.project.name] = info
     finally:

@@ -1079,3 +1079,23 @@ def test_an_import_line_is_one_importer_of_either_relation() -> None:
     twice = text.replace("Importers: 1 in 1 file (imports 1)", "Importers: 2 in 1 file (imports 2)")
     v = judge(read, parse_advisory(twice), [], index, graph, source)
     assert "Importers: 2 in 1 files (imports 2), the graph shows 1 in 1" in v.reason
+
+
+def test_rejudge_judges_stored_hook_outputs_again(tmp_path: Path) -> None:
+    """`--rejudge`: a stored run's advisories and command outputs, judged by this judge."""
+    index, graph, source = _world()
+    trigger = Trigger("click-name-01", "Grep", "Grep", "sampled", "Grep", {"pattern": "lock"},
+                      Target(name="lock"))  # fmt: skip
+    checkout = projects.Checkout(
+        projects.PROJECTS["click"], tmp_path, ".graphify", tmp_path / "g.json", "0" * 40, (), False
+    )
+    prepared = bench.Prepared(checkout, graph, index, [trigger], source)
+    row = {
+        "id": "click-name-01", "project": "click", "hook_exit": 0, "hook_stderr": "",
+        "telemetry": {}, "commands": [],
+        "advisory": '[graphify-nudge] "lock" is defined at "pkg/use.py:4".',
+    }  # fmt: skip
+    old = {"arms": {"index": {"info": {}, "triggers": [row]}}}
+    (outcome,) = bench.rejudged(old, "index", prepared)
+    assert outcome.verdict.verdict == MISLEADING  # pkg/use.py:4 is `def run():`
+    assert outcome.advisory == row["advisory"] and outcome.trigger is trigger
