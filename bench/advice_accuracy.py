@@ -475,7 +475,7 @@ def _label(row: str) -> tuple[str, str]:
     """(set, project with its language) for a table row's first cell."""
     if row in projects.PROJECTS:
         p = _project(row)
-        return p.set, f"{p.language.capitalize()} ({row})"
+        return p.set, f"{projects.LANGUAGE_NAMES[p.language]} ({row})"
     return ("", row) if row == "total" else (row, "total")
 
 

@@ -54,6 +54,16 @@ LAYOUTS = {".graphify": ".graphify", "graphify-out": "graphify-out"}
 #: the first; the second is first contact and must never be tuned on.
 TUNING, FIRST_CONTACT = "tuning", "first-contact"
 SETS = (TUNING, FIRST_CONTACT)
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "typescript": "TypeScript",
+    "javascript": "JavaScript",
+    "go": "Go",
+    "rust": "Rust",
+    "ruby": "Ruby",
+    "php": "PHP",
+    "java": "Java",
+}
 
 
 class SetupError(Exception):
