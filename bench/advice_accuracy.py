@@ -31,7 +31,7 @@ import time
 import uuid
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -287,44 +287,51 @@ def run_arm(
     runner: Runner, prepared: Prepared, arm: str, work: Path, seed: int = DEFAULT_SEED
 ) -> tuple[list[Outcome], dict[str, Any]]:
     """Feed every trigger to the hook. `arm` is "index" (the graph index built
-    first, one telemetry directory for the run), "changed" (then, with that
-    index, one in CHANGED_SHARE of the graph's code files edited after the
-    graph was built: the advisory must mark each cited one) or "no-index" (a
-    fresh telemetry directory per trigger and MISHKAN_GRAPHIFY_INDEX=off, so no
-    index exists or is started when the hook runs)."""
+    first, one telemetry directory for the run), "changed" (a copy of the
+    checkout, its index built, then one in CHANGED_SHARE of the graph's code
+    files edited: the advisory must mark each cited one; the cached checkout
+    is never touched) or "no-index" (a fresh telemetry directory per trigger
+    and MISHKAN_GRAPHIFY_INDEX=off, so no index exists or is started when the
+    hook runs)."""
     root = prepared.checkout.root
     name = prepared.checkout.project.name
     info: dict[str, Any] = {}
-    shared = work / name / "index" / "telemetry"
-    if arm == "index" or (arm == "changed" and not shared.is_dir()):
-        info = _build_index(runner, prepared, shared)
+    shared = work / name / arm / "telemetry"
+    triggers = prepared.triggers
     changed: frozenset[str] = frozenset()
-    edited: list[tuple[Path, bytes, int, int]] = []
+    if arm == "changed":
+        copy = work / name / arm / root.name  # named as the checkout (Go keys packages by it)
+        shutil.copytree(root, copy, symlinks=True)  # copy2: the graph stays newer than its files
+        triggers = [_rebased(t, root, copy) for t in triggers]
+        root = copy
+    if arm != "no-index":
+        info = _build_index(runner, root, triggers, shared, prepared.graph)
     if arm == "changed":
         changed = changed_files(prepared, seed)
         for rel in sorted(changed):
-            path = root / rel
-            st = path.stat()
-            edited.append((path, path.read_bytes(), st.st_atime_ns, st.st_mtime_ns))
-            with path.open("ab") as f:
+            with (root / rel).open("ab") as f:
                 f.write(CHANGED_TAIL.encode())
         info["changed_files"] = sorted(changed)
     outcomes = []
-    try:
-        for i, trigger in enumerate(prepared.triggers):
-            per_call = work / name / arm / f"telemetry-{i:03d}"
-            telemetry = per_call if arm == "no-index" else shared
-            stdout, code, stderr, record = runner.hook(trigger, root, telemetry, arm != "no-index")
-            context = hook_context(stdout)
-            advisory = parse_advisory(context) if context else None
-            results = [runner.command(c, root) for c in advisory.commands] if advisory else []
-            verdict = judge(trigger.target, advisory, results, prepared.evidence(changed))
-            outcomes.append(Outcome(trigger, name, context, code, stderr, record, results, verdict))
-    finally:
-        for path, data, atime, mtime in edited:  # the cached checkout, as it was
-            path.write_bytes(data)
-            os.utime(path, ns=(atime, mtime))
+    for i, trigger in enumerate(triggers):
+        per_call = work / name / arm / f"telemetry-{i:03d}"
+        telemetry = per_call if arm == "no-index" else shared
+        stdout, code, stderr, record = runner.hook(trigger, root, telemetry, arm != "no-index")
+        context = hook_context(stdout)
+        advisory = parse_advisory(context) if context else None
+        results = [runner.command(c, root) for c in advisory.commands] if advisory else []
+        verdict = judge(trigger.target, advisory, results, prepared.evidence(changed))
+        outcomes.append(Outcome(trigger, name, context, code, stderr, record, results, verdict))
     return outcomes, info
+
+
+def _rebased(trigger: Trigger, old: Path, new: Path) -> Trigger:
+    """The trigger asked in the copy `new` of the checkout `old` (absolute paths moved)."""
+    tool_input = {
+        k: v.replace(str(old), str(new)) if isinstance(v, str) else v
+        for k, v in trigger.tool_input.items()
+    }
+    return replace(trigger, tool_input=tool_input)
 
 
 def changed_files(prepared: Prepared, seed: int) -> frozenset[str]:
@@ -335,9 +342,10 @@ def changed_files(prepared: Prepared, seed: int) -> frozenset[str]:
     return frozenset(rng.sample(files, len(files) // CHANGED_SHARE))
 
 
-def _build_index(runner: Runner, prepared: Prepared, shared: Path) -> dict[str, Any]:
-    root = prepared.checkout.root
-    name = prepared.checkout.project.name
+def _build_index(
+    runner: Runner, root: Path, triggers: Sequence[Trigger], shared: Path, graph: GraphView
+) -> dict[str, Any]:
+    name = root.name
     started = time.perf_counter()
     if runner.has_index_builder():
         code, out = runner.build_index(root, shared)
@@ -350,7 +358,7 @@ def _build_index(runner: Runner, prepared: Prepared, shared: Path) -> dict[str, 
             raise projects.SetupError(f"{name}: `mishkan graph-index` exited {code}: {out[-200:]}")
     else:
         info = {"index_built_by": "the hook's own background build, after one warm-up call"}
-        warm_up = next(t for t in prepared.triggers if t.target.file in prepared.graph.files)
+        warm_up = next(t for t in triggers if t.target.file in graph.files)
         runner.hook(warm_up, root, shared)
         if not wait_until_settled(shared / INDEX_DIR, INDEX_WAIT):
             raise projects.SetupError(
