@@ -615,7 +615,13 @@ def write_markdown(
         f"Hook tree `{tree['path']}` at {str(tree['commit'])[:7]}"
         f"{' (uncommitted changes)' if tree['dirty'] else ''}; graphify "
         f"{', '.join(report['graphify'])}, layout `{report['layout']}`, seed {report['seed']}. "
-        "Verdicts and bar: docs/advice_accuracy.md.",
+        f"Judged by {str(report['judge'])[:7]}"
+        + (
+            " (`--rejudge`: the hook's stored outputs, judged again)"
+            if "rejudged_from" in report
+            else ""
+        )
+        + ". Verdicts and bar: docs/advice_accuracy.md.",
     ]
     for version, arms in runs.items():
         run = report["runs"][version]
@@ -828,8 +834,11 @@ def _main(args: argparse.Namespace, started: float) -> int:
         "python": sys.version.split()[0],
         "layout": args.layout,
         "seed": args.seed,
+        "judge": tree_provenance(projects.REPO)["commit"],
         "runs": {},
     }
+    if stored:
+        report["rejudged_from"] = {"file": str(args.rejudge), "judge": stored.get("judge")}
     runs: dict[str, dict[str, list[Outcome]]] = {}
     cold = False
     setup_seconds = 0.0
