@@ -917,8 +917,13 @@ def rejudged(old: dict[str, Any], arm: str, prepared: Prepared) -> list[Outcome]
     outcomes = []
     for row in old["arms"][arm]["triggers"]:
         trigger = by_id.get(row["id"])
-        if row["project"] != prepared.checkout.project.name or trigger is None:
+        if row["project"] != prepared.checkout.project.name:
             continue
+        if trigger is None or trigger.target.describe() != row["target"]:
+            raise UsageError(
+                f"--rejudge: {row['id']} asked about {row['target']}; the trigger procedure now "
+                "asks about something else (the definitions changed): run the bench again"
+            )
         context = row["advisory"]
         advisory = parse_advisory(context) if context else None
         results = [

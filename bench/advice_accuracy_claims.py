@@ -60,7 +60,7 @@ _HEADER = re.compile(
 _DEFINITION = re.compile(
     r"^Definition(?: (\d+) of (\d+))?: " + _SITE + " " + _Q + r"(?: of " + _Q + r")?, node "
     + _Q + r"(?:, one graph node for (\d+) overloads at lines (\d+(?:, \d+)*))?"
-    r"(?:; (?:used at (\d+) sites? in (\d+) files?|no use recorded))?\.$"
+    r"(?:; (?:used at (\d+) sites? in (\d+) files?|(no use recorded)))?\.$"
 )  # fmt: skip
 _USES = re.compile(
     r"^Uses: (\d+) in (\d+) files? \(" + _BY_RELATION + "; " + _BY_CONF + r"\); (\d+) shown\.$"
@@ -110,7 +110,7 @@ class DefinitionClaim:
     of: int | None  # M
     overloads: int | None  # "one graph node for N overloads"
     overload_lines: tuple[int, ...]
-    used_sites: int | None  # kind B's "used at N sites in F files"
+    used_sites: int | None  # kind B's "used at N sites in F files" (0: "no use recorded")
     used_files: int | None
 
 
@@ -243,8 +243,8 @@ def _parse_answer(text: str, header: re.Match[str]) -> Advisory:
                     of=int(m.group(2)) if m.group(2) else None,
                     overloads=int(m.group(8)) if m.group(8) else None,
                     overload_lines=lines,
-                    used_sites=int(m.group(10)) if m.group(10) else None,
-                    used_files=int(m.group(11)) if m.group(11) else None,
+                    used_sites=int(m.group(10)) if m.group(10) else 0 if m.group(12) else None,
+                    used_files=int(m.group(11)) if m.group(11) else 0 if m.group(12) else None,
                 )
             )
         elif m := _USES.match(line):

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -341,6 +342,26 @@ for (const rel of files) {
       case K.MethodSignature: case K.PropertySignature:
         if (name && !inFunction && ownedByNamedType(node)) emit(node, name, "member", container);
         break;
+      case K.BinaryExpression: {
+        // CommonJS: `exports.X = ...`, `module.exports.X = ...` define X at module
+        // level; `C.prototype.X = ...` defines C's method X
+        const left = node.left;
+        if (inFunction || node.operatorToken.kind !== K.EqualsToken || !parent
+            || !ts.isExpressionStatement(parent) || !ts.isPropertyAccessExpression(left)) break;
+        const obj = left.expression;
+        const isExports = (ts.isIdentifier(obj) && obj.text === "exports")
+          || (ts.isPropertyAccessExpression(obj) && ts.isIdentifier(obj.expression)
+              && obj.expression.text === "module" && obj.name.text === "exports");
+        const kind = FUNCTION_LIKE.has(node.right.kind) || ts.isClassExpression(node.right)
+          ? "function" : "variable";
+        const opts = {nameNode: left.name, start: parent.getStart(sf)};
+        if (isExports) emit(node, left.name.text, kind, container, opts);
+        else if (ts.isPropertyAccessExpression(obj) && obj.name.text === "prototype"
+                 && ts.isIdentifier(obj.expression)) {
+          emit(node, left.name.text, kind, container.concat([obj.expression.text]), opts);
+        }
+        break;
+      }
       case K.ImportSpecifier: case K.ExportSpecifier: case K.NamespaceImport:
       case K.NamespaceExport: case K.ImportClause:
         if (name) emit(node, name, "binding", container);
@@ -467,6 +488,47 @@ def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[
     return out
 
 
+# Java: an anonymous class body (`new Runnable() {`, `new Foo.Bar(x) {`) and, at
+# its top level, a method declaration (`public void run() {`). Universal Ctags
+# emits neither; the class is no definition of Runnable, but its methods are
+# definitions of theirs (`run`, scoped by the type they implement).
+_JAVA_ANONYMOUS = re.compile(r"\bnew\s+([A-Za-z_][\w.]*)\s*(?:<[^<>]*>)?\s*\([^()]*\)\s*\{")
+_JAVA_METHOD = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|protected|private|static|final|synchronized"
+    r"|abstract|native|default|strictfp)\s+)*(?P<type>[\w.<>\[\], ?]+?)\s+(?P<name>[A-Za-z_]\w*)"
+    r"\s*\((?P<rest>.*)$"
+)
+# a statement, not a declaration: `return f(x);`, `throw new E(x);`
+_JAVA_NOT_TYPES = frozenset({"return", "new", "throw", "else", "case", "yield", "assert"})
+_JAVA_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+
+
+def java_anonymous_members(text: str, file: str) -> list[Decl]:
+    """The methods declared at the top level of each anonymous class body in
+    a Java file (a line-based reading: strings and `//` comments are blanked
+    before braces are counted)."""
+    lines = [_JAVA_STRING.sub('""', line).split("//", 1)[0] for line in text.splitlines()]
+    out = []
+    for start, line in enumerate(lines):
+        for match in _JAVA_ANONYMOUS.finditer(line):
+            owner = match.group(1).rsplit(".", 1)[-1]
+            depth = 0
+            for k in range(start, len(lines)):
+                body = lines[k][match.end() - 1 :] if k == start else lines[k]
+                if k != start and depth == 1:
+                    decl = _JAVA_METHOD.match(lines[k])
+                    rest = decl["rest"] if decl else ""
+                    if (decl and decl["type"].split()[0] not in _JAVA_NOT_TYPES
+                            and ("{" in rest or not rest.rstrip().endswith(";"))):  # fmt: skip
+                        name = decl["name"]
+                        scope = (owner, f"anonymous@{start + 1}")  # one per class body
+                        out.append(Decl(file, name, "function", scope, k + 1, k + 1, True))
+                depth += body.count("{") - body.count("}")
+                if depth <= 0:
+                    break
+    return out
+
+
 def project_index(
     root: Path,
     files: Iterable[str],
@@ -480,6 +542,10 @@ def project_index(
     files = sorted(set(files))
     decls: list[Decl] = []
     decls.extend(ctags_decls(root, [f for f in files if f.endswith(CTAGS_SUFFIXES)], ctags))
+    for rel in files:
+        if rel.endswith(".java"):
+            text = (root / rel).read_text(errors="replace")
+            decls.extend(java_anonymous_members(text, rel))
     scripts = []
     for rel in files:
         if rel.endswith(PYTHON_SUFFIXES):

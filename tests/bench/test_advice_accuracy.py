@@ -806,10 +806,15 @@ def test_counts_are_recounted_from_the_graph() -> None:
     assert "Uses: 3 in 2 files (calls 3), the graph shows 1 in 1" in v.reason
 
 
-def test_an_answer_without_its_uses_is_partial_and_not_answered() -> None:
+def test_an_answer_without_its_uses_is_not_answered() -> None:
     index, graph, source = _world()
     v = judge(Target(name="lock"), _lock_answer(), [], index, graph, source)
-    assert (v.verdict, v.used_elsewhere, v.answered) == (PARTIAL, True, False)
+    assert (v.verdict, v.used_elsewhere, v.answered) == (USEFUL, True, False)
+    # a Use line without its count line is a shortfall of the format
+    use = 'Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).'
+    v = judge(Target(name="lock"), _lock_answer(use), [], index, graph, source)
+    assert (v.verdict, v.answered) == (PARTIAL, True)
+    assert v.reason == "1 Uses site(s) shown without the Uses count line"
     # the pointer format (43bb0be) says nothing about uses: not answered, not penalised
     pointer = parse_advisory('[graphify-nudge] "lock" is defined at "pkg/mod.py:46".')
     v = judge(Target(name="lock"), pointer, [], index, graph, source)
@@ -966,7 +971,8 @@ def test_java_anonymous_classes_are_not_definitions_and_overloads_are_one_set(
     index = project_index(tmp_path, ["Plugin.java"])
     assert [d.line for d in index.definitions["Result"]] == [4]  # not `new Result() {` (L15)
     assert [d.line for d in index.definitions["Plugin"]] == [3]  # not `new Plugin() {` (L18)
-    (execute,) = index.definitions["execute"]  # the anonymous subclass's override is not one
+    # the three overloads are one definition (the anonymous subclass's override is another)
+    execute = next(d for d in index.definitions["execute"] if d.container == ("Plugin",))
     assert (execute.overloads, [d.name_line for d in execute.decls]) == (3, [8, 10, 12])
     graph = _graph(("Result", "Plugin.java", 4), ("Result", "Plugin.java", 15),
                    files=("Plugin.java",))  # fmt: skip
@@ -1009,7 +1015,7 @@ def test_the_contracts_examples_parse_without_unknown_lines() -> None:
     b = parse_advisory(ANSWER_EXAMPLES[1])
     assert [(d.index, d.of, d.owner, d.used_sites) for d in b.definitions] == [
         (1, 2, "Option", 1),
-        (2, 2, "Argument", None),
+        (2, 2, "Argument", 0),  # "no use recorded"
     ]
     assert b.uses[0].definition == 1 and b.places == 2
     c = parse_advisory(ANSWER_EXAMPLES[2])
@@ -1070,12 +1076,8 @@ def test_an_import_line_is_one_importer_of_either_relation() -> None:
     ])  # fmt: skip
     read = Target(file="pkg/mod.py")
     v = judge(read, parse_advisory(text), [], index, graph, source)
-    # answered (an importer), but the graph's dependents are left out
-    assert (v.verdict, v.answered, v.reason) == (
-        PARTIAL,
-        True,
-        "no Dependents line; the graph shows 2",
-    )
+    # answered (an importer); leaving the dependents out is no error
+    assert (v.verdict, v.answered) == (USEFUL, True), v.reason
     twice = text.replace("Importers: 1 in 1 file (imports 1)", "Importers: 2 in 1 file (imports 2)")
     v = judge(read, parse_advisory(twice), [], index, graph, source)
     assert "Importers: 2 in 1 files (imports 2), the graph shows 1 in 1" in v.reason
@@ -1091,7 +1093,8 @@ def test_rejudge_judges_stored_hook_outputs_again(tmp_path: Path) -> None:
     )
     prepared = bench.Prepared(checkout, graph, index, [trigger], source)
     row = {
-        "id": "click-name-01", "project": "click", "hook_exit": 0, "hook_stderr": "",
+        "id": "click-name-01", "project": "click", "target": "lock", "hook_exit": 0,
+        "hook_stderr": "",
         "telemetry": {}, "commands": [],
         "advisory": '[graphify-nudge] "lock" is defined at "pkg/use.py:4".',
     }  # fmt: skip
@@ -1099,3 +1102,34 @@ def test_rejudge_judges_stored_hook_outputs_again(tmp_path: Path) -> None:
     (outcome,) = bench.rejudged(old, "index", prepared)
     assert outcome.verdict.verdict == MISLEADING  # pkg/use.py:4 is `def run():`
     assert outcome.advisory == row["advisory"] and outcome.trigger is trigger
+    row["target"] = "unlock"  # the procedure now asks something else: refuse, do not mix
+    with pytest.raises(bench.UsageError, match="run the bench again"):
+        bench.rejudged(old, "index", prepared)
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags (universal-ctags)")
+def test_methods_of_java_anonymous_classes_are_definitions_of_their_own(tmp_path: Path) -> None:
+    (tmp_path / "Plugin.java").write_text(JAVA)
+    index = project_index(tmp_path, ["Plugin.java"])
+    done, execute = index.definitions["done"], index.definitions["execute"]
+    # `done` in interface Result (L5) and in the anonymous Result (L16): two definitions
+    assert sorted(d.line for d in done) == [5, 16]
+    assert [d.container for d in done if d.line == 16] == [("Result", "anonymous@15")]
+    # the anonymous Plugin's `execute` (L20) is its own, not a fourth overload
+    assert sorted((d.line, d.overloads) for d in execute) == [(8, 3), (20, 1)]
+    assert len(index.lookup("done", qualifier="Result")) == 2
+
+
+def test_commonjs_exports_and_prototype_methods_are_definitions(tmp_path: Path) -> None:
+    ts = _typescript()
+    (tmp_path / "a.js").write_text(
+        "exports.createCommand = (name) => new Command(name);\n"
+        "module.exports.VERSION = '1';\n"
+        "function Runner() {}\n"
+        "Runner.prototype.run = function () { exports.inner = 1; };\n"
+        "obj.parse = function () {};\n"
+    )
+    index = project_index(tmp_path, ["a.js"], "node", ts)
+    assert {"createCommand", "VERSION", "Runner", "run"} <= set(index.definitions)
+    assert not {"inner", "parse"} & set(index.definitions)  # in a function; an attribute
+    assert [d.container for d in index.definitions["run"]] == [("Runner",)]
