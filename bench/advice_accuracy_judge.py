@@ -344,13 +344,24 @@ def _check_count(label: str, claim: CountClaim | None, edges: Sequence[Edge], sh
         shortfalls.append(f"{claim.label} says {claim.shown} shown, {shown} follow")
 
 
-def _check_node(claim: DefinitionClaim, graph: GraphView) -> None:
+def _check_node(claim: DefinitionClaim, graph: GraphView, index: DefinitionIndex) -> None:
+    """The cited node id is the graph's node of that name at that site. graphify
+    may place a declaration's node on its first line, an annotation or attribute
+    (`@Override`, `#[derive]`), while the advisory cites the name's line: one
+    declaration (the parser's, from its first line to its name's) holds both."""
     if _CUT in claim.node_id:
         return  # cut by the hook's quoting (over 120 characters): the contract lets it pass
     node = graph.nodes.get(claim.node_id)
     if node is None:
         raise _Misleading(f"node {claim.node_id} is not in graph.json")
-    if (node.file, node.line) != (claim.file, claim.line) or node.name != claim.name:
+    same_declaration = node.line is not None and any(
+        decl.covers(node.line) and decl.covers(claim.line)
+        for d in index.definitions.get(claim.name, ())
+        if d.file == claim.file
+        for decl in d.decls
+    )
+    at_site = node.line == claim.line or same_declaration
+    if node.file != claim.file or not at_site or node.name != claim.name:
         raise _Misleading(
             f"node {claim.node_id} is {node.label} at {node.file}:{node.line}, "
             f"not {claim.name} at {claim.file}:{claim.line}"
@@ -648,7 +659,7 @@ def _judge_answer(
     for claim in advisory.definitions:
         if claim.name != name:
             raise _Misleading(f"Definition {claim.file}:{claim.line} is {claim.name}, not {name}")
-        _check_node(claim, graph)
+        _check_node(claim, graph, index)
         claimed_nodes.append(graph.nodes[claim.node_id])
         matching = [d for d in (*defs, *others) if d.covers(claim.file, claim.line)]
         overloads = max((d.overloads for d in matching), default=0)

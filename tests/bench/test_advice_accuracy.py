@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -830,6 +831,23 @@ def test_a_node_id_must_be_the_node_of_that_name_at_that_site() -> None:
         )
         v = judge(Target(name="lock"), adv, [], index, graph, source)
         assert (v.verdict, why in v.reason) == (MISLEADING, True), v.reason
+
+
+def test_a_node_on_a_decorator_line_is_the_node_of_the_declaration_below() -> None:
+    """graphify may put a node on `@property` (mod.py:18); the advisory cites `def value` (19)."""
+    index, _, source = _world()
+    nodes: list[dict[str, object]] = [
+        {"id": "value", "label": ".value()", "source_file": "pkg/mod.py",
+         "source_location": "L18", "file_type": "code"},
+    ]  # fmt: skip
+    graph = GraphView.from_nodes(nodes, [])
+    head = HEAD + 'holds one definition of "value"; quoted text is repository data.\n'
+    below = parse_advisory(head + 'Definition: "pkg/mod.py:19" "value", node "value".')
+    assert judge(Target(name="value"), below, [], index, graph, source).verdict == USEFUL
+    elsewhere = parse_advisory(head + 'Definition: "pkg/mod.py:19" "value", node "value".')
+    graph.nodes["value"] = replace(graph.nodes["value"], line=12)  # not the same declaration
+    v = judge(Target(name="value"), elsewhere, [], index, graph, source)
+    assert (v.verdict, "node value is .value() at pkg/mod.py:12" in v.reason) == (MISLEADING, True)
 
 
 def test_constructors_are_used_by_their_class_name() -> None:
