@@ -623,6 +623,7 @@ def write_markdown(
         )
         + ". Verdicts and bar: docs/advice_accuracy.md.",
     ]
+    lines += ["", "## Per language, every release and arm", "", *summary_table(report)]
     for version, arms in runs.items():
         run = report["runs"][version]
         lines += [
@@ -649,6 +650,39 @@ def write_markdown(
     ]
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines))
+
+
+def summary_table(report: dict[str, Any]) -> list[str]:
+    """One row per project and set: for each release, the first arm's useful
+    share, misleading and answered, and the changed arm's misleading."""
+    cells: dict[str, list[str]] = {}
+    header = ["set", "language (project)"]
+    for version, run in report["runs"].items():
+        arms = list(run["arms"])
+        first = arms[0]
+        header += [f"{version} useful", "misleading", "answered / used elsewhere"]
+        if "changed" in arms:
+            header.append("changed: misleading")
+        for row in run["arms"][first]["table"]:
+            if row["trigger"] != "all":
+                continue
+            out = cells.setdefault(row["project"], list(_label(row["project"])))
+            out += [
+                f"{row[USEFUL]}/{row['nudged']} ({_share(row['useful_share'])})",
+                str(row[MISLEADING]),
+                f"{row['answered']}/{row['used_elsewhere']} ({_share(row['answered_share'])})",
+            ]
+            if "changed" in arms:
+                changed = next(
+                    r for r in run["arms"]["changed"]["table"]
+                    if r["project"] == row["project"] and r["trigger"] == "all"
+                )  # fmt: skip
+                out.append(str(changed[MISLEADING]))
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for name, row_cells in cells.items():
+        bold = name not in projects.PROJECTS
+        lines.append("| " + " | ".join(f"**{c}**" if bold and c else c for c in row_cells) + " |")
+    return lines
 
 
 def _arm_markdown(title: str, result: dict[str, Any], outcomes: list[Outcome]) -> list[str]:
