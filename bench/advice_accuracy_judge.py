@@ -282,6 +282,8 @@ def _check_use(
         raise _Misleading(f"{use.label} {where} does not name {' or '.join(names[:3])}")
     if not _caller_ok(use.caller, use.file, graph):
         raise _Misleading(f"{use.label} {where}: the graph has no {use.caller} in {use.file}")
+    if not into:
+        return  # its definition's node id was cut by the quoting: no edge to look up
     edge = _edge_for(use, into, graph)
     if edge is None:
         raise _Misleading(f"{use.label} {where}: the graph records no such {use.relation} edge")
@@ -344,14 +346,24 @@ def _check_count(label: str, claim: CountClaim | None, edges: Sequence[Edge], sh
         shortfalls.append(f"{claim.label} says {claim.shown} shown, {shown} follow")
 
 
+def node_of(claim: DefinitionClaim, graph: GraphView) -> Node | None:
+    """The node a Definition line cites; an id cut around `…` by the hook's
+    quoting (over 120 characters) is the one node whose id has that head and tail."""
+    if _CUT not in claim.node_id:
+        return graph.nodes.get(claim.node_id)
+    head, tail = claim.node_id.split(_CUT, 1)
+    found = [n for i, n in graph.nodes.items() if i.startswith(head) and i.endswith(tail)]
+    return found[0] if len(found) == 1 else None
+
+
 def _check_node(claim: DefinitionClaim, graph: GraphView, index: DefinitionIndex) -> None:
     """The cited node id is the graph's node of that name at that site. graphify
     may place a declaration's node on its first line, an annotation or attribute
     (`@Override`, `#[derive]`), while the advisory cites the name's line: one
     declaration (the parser's, from its first line to its name's) holds both."""
-    if _CUT in claim.node_id:
-        return  # cut by the hook's quoting (over 120 characters): the contract lets it pass
-    node = graph.nodes.get(claim.node_id)
+    node = node_of(claim, graph)
+    if node is None and _CUT in claim.node_id:
+        return  # cut by the hook's quoting, and not one node's: the contract lets it pass
     if node is None:
         raise _Misleading(f"node {claim.node_id} is not in graph.json")
     same_declaration = node.line is not None and any(
@@ -655,12 +667,13 @@ def _judge_answer(
     lines = 0
     if advisory.kind not in ("A", "B"):
         raise _Misleading(f"answers about the file {advisory.subject}, not the symbol {name}")
-    claimed_nodes: list[Node] = []
+    # aligned with the Definition lines; None: an id cut by the quoting, not resolved
+    cited_nodes: list[Node | None] = []
     for claim in advisory.definitions:
         if claim.name != name:
             raise _Misleading(f"Definition {claim.file}:{claim.line} is {claim.name}, not {name}")
         _check_node(claim, graph, index)
-        claimed_nodes.append(graph.nodes[claim.node_id])
+        cited_nodes.append(node_of(claim, graph))
         matching = [d for d in (*defs, *others) if d.covers(claim.file, claim.line)]
         overloads = max((d.overloads for d in matching), default=0)
         if claim.overloads is None:
@@ -682,31 +695,35 @@ def _judge_answer(
                                   f"the code has {overloads}")  # fmt: skip
     if advisory.places is not None and advisory.places < len(advisory.definitions):
         shortfalls.append(f"says {advisory.places} places, lists {len(advisory.definitions)}")
+    claimed_nodes = [n for n in cited_nodes if n is not None]
     names = tuple(dict.fromkeys(u for n in claimed_nodes for u in _use_names(n, index))) or (name,)
     for use in advisory.uses:
         lines += 1
         into = claimed_nodes
         if use.definition is not None:
-            if not 1 <= use.definition <= len(claimed_nodes):
+            if not 1 <= use.definition <= len(cited_nodes):
                 raise _Misleading(f"Use {use.file}:{use.line} is of definition {use.definition}, "
                                   "which is not listed")  # fmt: skip
-            into = [claimed_nodes[use.definition - 1]]
+            node = cited_nodes[use.definition - 1]
+            into = [node] if node is not None else []  # [] : an id the quoting cut
         _check_use(use, names, into, evidence, shortfalls)
     verified = verified_uses(claimed_nodes, graph, index, source)
     per_definition = bool(advisory.definitions) and all(
         c.used_sites is not None for c in advisory.definitions
     )
-    if advisory.count("Uses") is not None or not per_definition:
+    resolved = None not in cited_nodes  # a node id the quoting cut leaves counts unchecked
+    if resolved and (advisory.count("Uses") is not None or not per_definition):
         # kind B may count per definition instead ("used at N sites", each checked below)
         _check_count("Uses", advisory.count("Uses"), verified, len(advisory.uses), shortfalls)
-    for claim, node in zip(advisory.definitions, claimed_nodes):
-        if claim.used_sites is not None:
+    for claim, cited in zip(advisory.definitions, cited_nodes):
+        if claim.used_sites is not None and cited is not None:
+            node = cited
             mine = verified_uses([node], graph, index, source)
             said = (claim.used_sites, claim.used_files)
             mine = use_sites(mine)
             if said != (len(mine), len({e.file for e in mine})):
                 shortfalls.append(f"definition {claim.index}: used at {claim.used_sites} sites, "
                                   f"the graph shows {len(mine)}")  # fmt: skip
-    cited = [c.file for c in advisory.definitions] + [u.file for u in advisory.uses]
-    _check_changed(advisory, cited, evidence.changed, shortfalls)
+    cited_files = [c.file for c in advisory.definitions] + [u.file for u in advisory.uses]
+    _check_changed(advisory, cited_files, evidence.changed, shortfalls)
     return lines

@@ -1151,3 +1151,18 @@ def test_commonjs_exports_and_prototype_methods_are_definitions(tmp_path: Path) 
     assert {"createCommand", "VERSION", "Runner", "run"} <= set(index.definitions)
     assert not {"inner", "parse"} & set(index.definitions)  # in a function; an attribute
     assert [d.container for d in index.definitions["run"]] == [("Runner",)]
+
+
+def test_a_node_id_cut_by_the_quoting_is_the_one_node_it_fits() -> None:
+    """The hook cuts quoted text over 120 characters around `…` (\\u2026)."""
+    index, graph, source = _world()
+    adv = _lock_answer(
+        "Uses: 1 in 1 file (calls 1; EXTRACTED 1); 1 shown.",
+        'Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).',
+    )
+    cut = parse_advisory(adv.text.replace('node "mod_lock"', 'node "mo\\u2026ock"'))
+    assert cut.definitions[0].node_id == "mo\u2026ock"
+    v = judge(Target(name="lock"), cut, [], index, graph, source)
+    assert (v.verdict, v.answered) == (USEFUL, True), v.reason
+    nowhere = parse_advisory(adv.text.replace('node "mod_lock"', 'node "zz\\u2026zz"'))
+    assert judge(Target(name="lock"), nowhere, [], index, graph, source).verdict == USEFUL
