@@ -40,7 +40,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 import graphify_nudge_index
 from bench import advice_accuracy_projects as projects
-from bench.advice_accuracy_claims import format_errors
+from bench.advice_accuracy_claims import Advisory, format_errors
 from bench.advice_accuracy_defs import CODE_SUFFIXES, DefinitionIndex, project_index
 from bench.advice_accuracy_judge import (
     MISLEADING,
@@ -320,9 +320,19 @@ def run_arm(
         context = hook_context(stdout)
         advisory = parse_advisory(context) if context else None
         results = [runner.command(c, root) for c in advisory.commands] if advisory else []
-        verdict = judge(trigger.target, advisory, results, prepared.evidence(changed))
+        verdict = _judged(trigger, advisory, results, prepared.evidence(changed))
         outcomes.append(Outcome(trigger, name, context, code, stderr, record, results, verdict))
     return outcomes, info
+
+
+def _judged(
+    trigger: Trigger, advisory: Advisory | None, results: list[CommandResult], evidence: Evidence
+) -> Verdict:
+    """The verdict; a judge that fails names the trigger (exit 2, one line)."""
+    try:
+        return judge(trigger.target, advisory, results, evidence)
+    except Exception as e:  # a judge bug must not pass for a verdict
+        raise RuntimeError(f"judging {trigger.id} failed: {type(e).__name__}: {e}") from e
 
 
 def _rebased(trigger: Trigger, old: Path, new: Path) -> Trigger:
@@ -963,7 +973,7 @@ def rejudged(old: dict[str, Any], arm: str, prepared: Prepared) -> list[Outcome]
         results = [
             CommandResult(c["command"], c["exit_code"], c["output"]) for c in row["commands"]
         ]
-        verdict = judge(trigger.target, advisory, results, prepared.evidence(changed))
+        verdict = _judged(trigger, advisory, results, prepared.evidence(changed))
         hook = (row["hook_exit"], row["hook_stderr"], row["telemetry"])
         outcomes.append(Outcome(trigger, row["project"], context, *hook, results, verdict))
     return outcomes
