@@ -522,7 +522,10 @@ def java_anonymous_members(text: str, file: str) -> list[Decl]:
                             and ("{" in rest or not rest.rstrip().endswith(";"))):  # fmt: skip
                         name = decl["name"]
                         scope = (owner, f"anonymous@{start + 1}")  # one per class body
-                        out.append(Decl(file, name, "function", scope, k + 1, k + 1, True))
+                        first = k  # its annotations (`@Override`) belong to it
+                        while first > start + 1 and lines[first - 1].lstrip().startswith("@"):
+                            first -= 1
+                        out.append(Decl(file, name, "function", scope, first + 1, k + 1, True))
                 depth += body.count("{") - body.count("}")
                 if depth <= 0:
                     break

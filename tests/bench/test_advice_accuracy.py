@@ -1133,8 +1133,9 @@ def test_methods_of_java_anonymous_classes_are_definitions_of_their_own(tmp_path
     # `done` in interface Result (L5) and in the anonymous Result (L16): two definitions
     assert sorted(d.line for d in done) == [5, 16]
     assert [d.container for d in done if d.line == 16] == [("Result", "anonymous@15")]
-    # the anonymous Plugin's `execute` (L20) is its own, not a fourth overload
+    # the anonymous Plugin's `execute` (L20, its @Override on L19) is its own, not a 4th overload
     assert sorted((d.line, d.overloads) for d in execute) == [(8, 3), (20, 1)]
+    assert next(d for d in execute if d.line == 20).covers("Plugin.java", 19)
     assert len(index.lookup("done", qualifier="Result")) == 2
 
 
