@@ -27,12 +27,20 @@ several lines: TS merges them into one symbol (overload signatures and their
 implementation, `interface X` beside `const X`), and in Python they rebind one
 name in one namespace (`@overload` stubs, `if WIN: def getchar ... else: def
 getchar ...`).
+
+Such a definition may be an overload set, and it is counted as one: its
+*overloads* are the declarations a caller chooses between by signature, each
+marked by its parser: Java methods and constructors (ctags), TS/JS signatures
+without a body (overload signatures, interface method signatures), Python
+`@overload` stubs. `if WIN: def getchar ... else: def getchar ...` is one
+definition without overloads.
 """
 
 from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -63,6 +71,7 @@ class Decl:
     container: tuple[str, ...]
     line: int
     name_line: int
+    overload: bool = False  # one signature of an overload set (see the module docstring)
 
     def covers(self, line: int) -> bool:
         return self.line <= line <= self.name_line
@@ -84,6 +93,16 @@ class Definition:
     @property
     def kinds(self) -> frozenset[str]:
         return frozenset(d.kind for d in self.decls)
+
+    @property
+    def overloads(self) -> int:
+        """How many overloads the definition has: 0 or 1 when it is not an
+        overload set (a caller has nothing to choose between)."""
+        return sum(1 for d in self.decls if d.overload)
+
+    def declares(self, file: str, line: int) -> bool:
+        """One of its declarations has its name on `line` of `file`."""
+        return file == self.file and any(d.name_line == line for d in self.decls)
 
     def covers(self, file: str, line: int) -> bool:
         return file == self.file and any(d.covers(line) for d in self.decls)
@@ -187,7 +206,8 @@ def _walk_python(
         if isinstance(node, _DEF_NODES):
             first = min([d.lineno for d in node.decorator_list] + [node.lineno])
             kind = "class" if isinstance(node, ast.ClassDef) else "function"
-            out.append(Decl(file, node.name, kind, container, first, node.lineno))
+            stub = any(_is_overload(d) for d in node.decorator_list)
+            out.append(Decl(file, node.name, kind, container, first, node.lineno, stub))
             _walk_python(
                 node.body, (*container, node.name), in_function or kind == "function", file, out
             )
@@ -213,6 +233,13 @@ def _walk_python(
                     elif isinstance(item, ast.stmt):
                         stmts.append(item)
                 _walk_python(stmts, container, in_function, file, out)
+
+
+def _is_overload(decorator: ast.expr) -> bool:
+    """`@overload`, `@typing.overload`, `@t.overload`."""
+    if isinstance(decorator, ast.Name):
+        return decorator.id == "overload"
+    return isinstance(decorator, ast.Attribute) and decorator.attr == "overload"
 
 
 def _assigned_names(target: ast.expr) -> Iterator[str]:
@@ -270,8 +297,12 @@ for (const rel of files) {
     const o = opts || {};
     const start = o.start !== undefined ? o.start : node.getStart(sf);
     const nameNode = o.nameNode || node.name || node;
+    // an overload signature: a function-like declaration without a body, or
+    // a method signature of a named type
+    const overload = node.kind === K.MethodSignature
+      || (FUNCTION_LIKE.has(node.kind) && node.body === undefined);
     lines.push(JSON.stringify({file: rel, name: name, kind: kind, container: container,
-      line: lineOf(start), name_line: lineOf(nameNode.getStart(sf))}));
+      line: lineOf(start), name_line: lineOf(nameNode.getStart(sf)), overload: overload}));
   };
   function visit(node, container, inFunction) {
     let push = null;
@@ -311,6 +342,26 @@ for (const rel of files) {
       case K.MethodSignature: case K.PropertySignature:
         if (name && !inFunction && ownedByNamedType(node)) emit(node, name, "member", container);
         break;
+      case K.BinaryExpression: {
+        // CommonJS: `exports.X = ...`, `module.exports.X = ...` define X at module
+        // level; `C.prototype.X = ...` defines C's method X
+        const left = node.left;
+        if (inFunction || node.operatorToken.kind !== K.EqualsToken || !parent
+            || !ts.isExpressionStatement(parent) || !ts.isPropertyAccessExpression(left)) break;
+        const obj = left.expression;
+        const isExports = (ts.isIdentifier(obj) && obj.text === "exports")
+          || (ts.isPropertyAccessExpression(obj) && ts.isIdentifier(obj.expression)
+              && obj.expression.text === "module" && obj.name.text === "exports");
+        const kind = FUNCTION_LIKE.has(node.right.kind) || ts.isClassExpression(node.right)
+          ? "function" : "variable";
+        const opts = {nameNode: left.name, start: parent.getStart(sf)};
+        if (isExports) emit(node, left.name.text, kind, container, opts);
+        else if (ts.isPropertyAccessExpression(obj) && obj.name.text === "prototype"
+                 && ts.isIdentifier(obj.expression)) {
+          emit(node, left.name.text, kind, container.concat([obj.expression.text]), opts);
+        }
+        break;
+      }
       case K.ImportSpecifier: case K.ExportSpecifier: case K.NamespaceImport:
       case K.NamespaceExport: case K.ImportClause:
         if (name) emit(node, name, "binding", container);
@@ -353,6 +404,7 @@ def script_decls(node: str, typescript_dir: Path, root: Path, files: Sequence[st
                 tuple(d["container"]),
                 int(d["line"]),
                 max(int(d["line"]), int(d["name_line"])),
+                bool(d.get("overload")),
             )
         )
     return out
@@ -430,7 +482,53 @@ def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[
         text = lines_of[file]
         while first > 1 and text[first - 2].lstrip().startswith(_ATTRIBUTE_STARTS):
             first -= 1
-        out.append(Decl(file, name, kind, container, first, line))
+        # Java overloads by signature: every method and constructor is one
+        overload = language == "Java" and kind == "function"
+        out.append(Decl(file, name, kind, container, first, line, overload))
+    return out
+
+
+# Java: an anonymous class body (`new Runnable() {`, `new Foo.Bar(x) {`) and, at
+# its top level, a method declaration (`public void run() {`). Universal Ctags
+# emits neither; the class is no definition of Runnable, but its methods are
+# definitions of theirs (`run`, scoped by the type they implement).
+_JAVA_ANONYMOUS = re.compile(r"\bnew\s+([A-Za-z_][\w.]*)\s*(?:<[^<>]*>)?\s*\([^()]*\)\s*\{")
+_JAVA_METHOD = re.compile(
+    r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|protected|private|static|final|synchronized"
+    r"|abstract|native|default|strictfp)\s+)*(?P<type>[\w.<>\[\], ?]+?)\s+(?P<name>[A-Za-z_]\w*)"
+    r"\s*\((?P<rest>.*)$"
+)
+# a statement, not a declaration: `return f(x);`, `throw new E(x);`
+_JAVA_NOT_TYPES = frozenset({"return", "new", "throw", "else", "case", "yield", "assert"})
+_JAVA_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
+
+
+def java_anonymous_members(text: str, file: str) -> list[Decl]:
+    """The methods declared at the top level of each anonymous class body in
+    a Java file (a line-based reading: strings and `//` comments are blanked
+    before braces are counted)."""
+    lines = [_JAVA_STRING.sub('""', line).split("//", 1)[0] for line in text.splitlines()]
+    out = []
+    for start, line in enumerate(lines):
+        for match in _JAVA_ANONYMOUS.finditer(line):
+            owner = match.group(1).rsplit(".", 1)[-1]
+            depth = 0
+            for k in range(start, len(lines)):
+                body = lines[k][match.end() - 1 :] if k == start else lines[k]
+                if k != start and depth == 1:
+                    decl = _JAVA_METHOD.match(lines[k])
+                    rest = decl["rest"] if decl else ""
+                    if (decl and decl["type"].split()[0] not in _JAVA_NOT_TYPES
+                            and ("{" in rest or not rest.rstrip().endswith(";"))):  # fmt: skip
+                        name = decl["name"]
+                        scope = (owner, f"anonymous@{start + 1}")  # one per class body
+                        first = k  # its annotations (`@Override`) belong to it
+                        while first > start + 1 and lines[first - 1].lstrip().startswith("@"):
+                            first -= 1
+                        out.append(Decl(file, name, "function", scope, first + 1, k + 1, True))
+                depth += body.count("{") - body.count("}")
+                if depth <= 0:
+                    break
     return out
 
 
@@ -447,6 +545,10 @@ def project_index(
     files = sorted(set(files))
     decls: list[Decl] = []
     decls.extend(ctags_decls(root, [f for f in files if f.endswith(CTAGS_SUFFIXES)], ctags))
+    for rel in files:
+        if rel.endswith(".java"):
+            text = (root / rel).read_text(errors="replace")
+            decls.extend(java_anonymous_members(text, rel))
     scripts = []
     for rel in files:
         if rel.endswith(PYTHON_SUFFIXES):

@@ -50,6 +50,22 @@ GIT_IDENTITY = ("advice-bench", "advice-bench@localhost")
 LAYOUTS = {".graphify": ".graphify", "graphify-out": "graphify-out"}
 
 
+#: The two sets (docs/advice_accuracy.md, "Two sets"): the hook has been tuned on
+#: the first; the second is first contact and must never be tuned on.
+TUNING, FIRST_CONTACT = "tuning", "first-contact"
+SETS = (TUNING, FIRST_CONTACT)
+LANGUAGE_NAMES = {
+    "python": "Python",
+    "typescript": "TypeScript",
+    "javascript": "JavaScript",
+    "go": "Go",
+    "rust": "Rust",
+    "ruby": "Ruby",
+    "php": "PHP",
+    "java": "Java",
+}
+
+
 class SetupError(Exception):
     """The bench cannot prepare its inputs (exit 2, one line on stderr)."""
 
@@ -58,6 +74,7 @@ class SetupError(Exception):
 class Project:
     name: str
     language: str
+    set: str  # TUNING or FIRST_CONTACT (docs/advice_accuracy.md, "Two sets")
     fetcher: str  # "pip", "npm" or "apt"
     requirement: str  # what the client is asked for (apt: `package=version`)
     archive: str  # the file it downloads
@@ -66,29 +83,41 @@ class Project:
     ignored: tuple[str, ...]  # .gitignore lines (build output, tool dirs)
     noise: Callable[[Path, Path], list[str]]  # (project dir, tools dir) -> what it added
     inner: str = ""  # a source tarball inside the package, unpacked before `top` is taken
+    # the gitignored directories whose code files are sampled as Reads outside the graph
+    noise_dirs: tuple[str, ...] = ()
+    chosen_for: str = ""  # why it is in the bench: the shapes it brings
 
 
 def _copy_tree(src: Path, dst: Path) -> None:
     shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
 
 
-def _click_noise(root: Path, tools: Path) -> list[str]:
-    """What `python -m build`/`setup.py build` and tox leave in a click checkout."""
-    _copy_tree(root / "src" / "click", root / "build" / "lib" / "click")
-    site = root / ".tox" / "py311" / "lib" / "python3.11" / "site-packages"
-    _copy_tree(root / "src" / "click", site / "click")
-    return ["build/lib/click/", ".tox/py311/lib/python3.11/site-packages/click/"]
+_SITE_PACKAGES = ".tox/py311/lib/python3.11/site-packages"
 
 
-def _zod_noise(root: Path, tools: Path) -> list[str]:
-    """zod's published package already holds its build output (`v4/`, `v3/`,
-    `index.d.ts`, ...: gitignored here, as in zod's own repository); add an
-    installed dev dependency, the pinned TypeScript compiler, in node_modules/."""
-    _copy_tree(ensure_typescript(tools), root / "node_modules" / "typescript")
-    return [
-        "v3/ v4/ v4-mini/ mini/ locales/ index.* (zod's build output)",
-        "node_modules/typescript/",
-    ]
+def _python_noise(package: str) -> Callable[[Path, Path], list[str]]:
+    """What `python -m build`/`setup.py build` and tox leave in a checkout of a
+    Python project whose package is the directory `package`."""
+    name = package.rsplit("/", 1)[-1]
+
+    def noise(root: Path, tools: Path) -> list[str]:
+        _copy_tree(root / package, root / "build" / "lib" / name)
+        _copy_tree(root / package, root / _SITE_PACKAGES / name)
+        return [f"build/lib/{name}/", f"{_SITE_PACKAGES}/{name}/"]
+
+    return noise
+
+
+def _typescript_noise(build_output: str) -> Callable[[Path, Path], list[str]]:
+    """The published package already holds its build output (gitignored here,
+    as in the project's own repository); add an installed dev dependency, the
+    pinned TypeScript compiler, in node_modules/."""
+
+    def noise(root: Path, tools: Path) -> list[str]:
+        _copy_tree(ensure_typescript(tools), root / "node_modules" / "typescript")
+        return [build_output, "node_modules/typescript/"]
+
+    return noise
 
 
 def _copy_noise(under: str) -> Callable[[Path, Path], list[str]]:
@@ -124,6 +153,8 @@ def _debian(
     sha256: str,
     top: str,
     noise: str,
+    set: str = TUNING,
+    chosen_for: str = "",
 ) -> Project:
     """A Debian package that ships its source (`golang-*-dev`, `librust-*-dev`,
     `ruby-*`, `php-*`): the project is the directory `top` inside it, and a
@@ -139,52 +170,81 @@ def _debian(
         ignored=(noise.split("/", 1)[0] + "/", *_COMMON_IGNORED),
         noise=_copy_noise(noise),
         inner=inner,
+        noise_dirs=(noise,),
+        set=set,
+        chosen_for=chosen_for,
+    )
+
+
+def _npm(
+    *,
+    name: str,
+    language: str,
+    package: str,
+    version: str,
+    sha256: str,
+    ignored: tuple[str, ...],
+    noise: Callable[[Path, Path], list[str]],
+    noise_dirs: tuple[str, ...],
+    top: str = "package",
+    set: str = TUNING,
+    chosen_for: str = "",
+) -> Project:
+    """An npm package, fetched with `npm pack`; its tarball's top is `package/`."""
+    return Project(
+        name=name,
+        language=language,
+        set=set,
+        fetcher="npm",
+        requirement=f"{package}@{version}",
+        archive=f"{package}-{version}.tgz",
+        sha256=sha256,
+        top=top,
+        ignored=(*ignored, *_COMMON_IGNORED),
+        noise=noise,
+        noise_dirs=noise_dirs,
+        chosen_for=chosen_for,
     )
 
 
 PROJECTS: dict[str, Project] = {
+    # The tuning set: the hook was developed against these (issues 10 and 23).
     "click": Project(
         name="click",
         language="python",
+        set=TUNING,
         fetcher="pip",
         requirement="click==8.1.7",
         archive="click-8.1.7.tar.gz",
         sha256="ca9853ad459e787e2192211578cc907e7594e294c7ccc834310722b41b9ca6de",
         top="click-8.1.7",
         ignored=("build/", ".tox/", "*.egg-info/", *_COMMON_IGNORED),
-        noise=_click_noise,
+        noise=_python_noise("src/click"),
+        noise_dirs=("build/lib", _SITE_PACKAGES),
+        chosen_for="issue 10's example",
     ),
-    "zod": Project(
+    "zod": _npm(
         name="zod",
         language="typescript",
-        fetcher="npm",
-        requirement="zod@4.1.12",
-        archive="zod-4.1.12.tgz",
+        package="zod",
+        version="4.1.12",
         sha256="2ef9d7a7d822b059c9bd21f87caa4fdc48220d437353678984df942fb67b43fa",
-        top="package",
-        ignored=(
-            "/index.*",
-            "/v3/",
-            "/v4/",
-            "/v4-mini/",
-            "/mini/",
-            "/locales/",
-            "node_modules/",
-            *_COMMON_IGNORED,
-        ),
-        noise=_zod_noise,
+        ignored=("/index.*", "/v3/", "/v4/", "/v4-mini/", "/mini/", "/locales/", "node_modules/"),
+        noise=_typescript_noise("v3/ v4/ v4-mini/ mini/ locales/ index.* (zod's build output)"),
+        noise_dirs=("v4", "node_modules/typescript"),
+        chosen_for="issue 10's example",
     ),
     # Issue 23: one project per further language of D-009's trigger set.
-    "commander": Project(
+    "commander": _npm(
         name="commander",
         language="javascript",
-        fetcher="npm",
-        requirement="commander@12.1.0",
-        archive="commander-12.1.0.tgz",
+        package="commander",
+        version="12.1.0",
         sha256="56affc6ddafe486f94b428ae2823d059cf60d4dae2f33eaaf1b1ec4306f73173",
-        top="package",
-        ignored=("node_modules/", *_COMMON_IGNORED),
+        ignored=("node_modules/",),
         noise=_copy_noise("node_modules/commander"),
+        noise_dirs=("node_modules/commander",),
+        chosen_for="issue 23",
     ),
     "cobra": _debian(
         name="cobra",
@@ -195,6 +255,7 @@ PROJECTS: dict[str, Project] = {
         sha256="4f5d20855133319beef3c5b49d3c21a0406f270bf94fb4b6f4d406b691283cb2",
         top="usr/share/gocode/src/github.com/spf13/cobra",
         noise="vendor/github.com/spf13/cobra",
+        chosen_for="issue 23",
     ),
     "semver": _debian(
         name="semver",
@@ -205,6 +266,7 @@ PROJECTS: dict[str, Project] = {
         sha256="bf3719b7aac4b7f16f0d68a7037306dbc1532758fe7a5dea01254e85cecaca8c",
         top="usr/share/cargo/registry/semver-1.0.14",
         noise="target/package/semver-1.0.14",
+        chosen_for="issue 23",
     ),
     "hashie": _debian(
         name="hashie",
@@ -215,6 +277,7 @@ PROJECTS: dict[str, Project] = {
         sha256="4a415c14876562945c9ad677907e8929393bc9967550be954b3a456662652f3c",
         top="usr/share/rubygems-integration/all/gems/hashie-5.0.0",
         noise="vendor/bundle/ruby/3.1.0/gems/hashie-5.0.0",
+        chosen_for="issue 23",
     ),
     "bsh": _debian(  # Java: Debian ships BeanShell's source as a tarball in bsh-src
         name="bsh",
@@ -226,6 +289,7 @@ PROJECTS: dict[str, Project] = {
         inner="usr/src/bsh-src/bsh.tar.gz",
         top="",
         noise="target/generated-sources/bsh",
+        chosen_for="issue 23",
     ),
     "psr7": _debian(
         name="psr7",
@@ -236,9 +300,127 @@ PROJECTS: dict[str, Project] = {
         sha256="62a536ac1e6f7fc47e6f36562e0049da3023b3adeac1be114c9fda2fbc08eb52",
         top="usr/share/php/GuzzleHttp/Psr7",
         noise="vendor/guzzlehttp/psr7/src",
+        chosen_for="issue 23",
+    ),
+    # The first-contact set (issue 30): chosen before the hook ever ran on
+    # them, for the shapes the tuning set lacks; never tuned on. Why each one:
+    # `chosen_for`, and docs/advice_accuracy.md, "Two sets".
+    "httpx": Project(
+        name="httpx",
+        language="python",
+        set=FIRST_CONTACT,
+        fetcher="pip",
+        requirement="httpx==0.27.2",
+        archive="httpx-0.27.2.tar.gz",
+        sha256="f7c2be1d2f3c3c3160d441802406b206c2b76f5947b11115e6df10c6c65e66c2",
+        top="httpx-0.27.2",
+        ignored=("build/", ".tox/", "*.egg-info/", *_COMMON_IGNORED),
+        noise=_python_noise("httpx"),
+        noise_dirs=("build/lib", _SITE_PACKAGES),
+        chosen_for="sync and async twins of one API (`Client.send`, `AsyncClient.send`, "
+        "module-level `get`), transports overriding one method (`handle_request`), "
+        "calls through objects (`self._transport.handle_request`); tests beside the code",
+    ),
+    "mobx": _npm(
+        name="mobx",
+        language="typescript",
+        package="mobx",
+        version="6.13.5",
+        sha256="b85a7f765065c081724a7c49e91f59950151607b2f1c5a77c8ec4231f7129a1b",
+        ignored=("/dist/", "node_modules/"),
+        noise=_typescript_noise("dist/ (mobx's build output)"),
+        noise_dirs=("dist", "node_modules/typescript"),
+        set=FIRST_CONTACT,
+        chosen_for="function overloads (`observe`, `intercept`: 8 signatures each), "
+        "interfaces beside classes (`IObservableArray`), generics, an API called "
+        "through objects (`box.get()`)",
+    ),
+    "ws": _npm(
+        name="ws",
+        language="javascript",
+        package="ws",
+        version="8.18.0",
+        sha256="a08221f2851472c944ca0178d89a9888c7f43fbd9998afc8a7ec6fe417c4ca20",
+        ignored=("node_modules/",),
+        noise=_copy_noise("node_modules/ws"),
+        noise_dirs=("node_modules/ws",),
+        set=FIRST_CONTACT,
+        chosen_for="CommonJS classes whose methods are called through objects held in "
+        "fields (`this._sender.send(...)`, `websocket._socket.write`); one name on "
+        "two classes (`WebSocket#send`, `Sender#send`)",
+    ),
+    "logrus": _debian(
+        name="logrus",
+        language="go",
+        package="golang-github-sirupsen-logrus-dev",
+        version="1.9.0-1",
+        arch="all",
+        sha256="51fb87b05452e96be38b97c03d5f997f6ce3a144421f911338d6c4ea2e8aa118",
+        top="usr/share/gocode/src/github.com/sirupsen/logrus",
+        noise="vendor/github.com/sirupsen/logrus",
+        set=FIRST_CONTACT,
+        chosen_for="interfaces (`Formatter`, `Hook`, `FieldLogger`) and their "
+        "implementations; one name as a package function, two receivers' methods and "
+        "an interface method (`Info`); build-tagged platform files",
+    ),
+    "bytes": _debian(
+        name="bytes",
+        language="rust",
+        package="librust-bytes-dev",
+        version="1.2.1-1",
+        arch="amd64",
+        sha256="86fbba5fe9d10f1eeb28944e52cfc8caa75f9a509c3603b70f8107f151744fcc",
+        top="usr/share/cargo/registry/bytes-1.2.1",
+        noise="target/package/bytes-1.2.1",
+        set=FIRST_CONTACT,
+        chosen_for="traits (`Buf`, `BufMut`) with default methods and many `impl Trait "
+        "for Type` blocks defining the same methods (`remaining`, `chunk`, `advance`), "
+        "macros",
+    ),
+    "i18n": _debian(
+        name="i18n",
+        language="ruby",
+        package="ruby-i18n",
+        version="1.10.0-2",
+        arch="all",
+        sha256="ad7d40173fa8b64baffd4b792eaf5a329f80f395580e79beb6c12777b6a80fa3",
+        top="usr/share/rubygems-integration/all/gems/i18n-1.10.0",
+        noise="vendor/bundle/ruby/3.1.0/gems/i18n-1.10.0",
+        set=FIRST_CONTACT,
+        chosen_for="one module reopened by 45 of its 46 files (`module I18n`, then "
+        "`module Backend`), mixins (`include Base`), `class << self`, one method "
+        "defined by many backends (`translate`)",
+    ),
+    "monolog": _debian(
+        name="monolog",
+        language="php",
+        package="php-monolog",
+        version="2.9.1-1",
+        arch="all",
+        sha256="f8a26688b521e33cf6ef73b75ae5eac0cb026d986a336161456dd37dbb710681",
+        top="usr/share/php/Monolog",
+        noise="vendor/monolog/monolog/src/Monolog",
+        set=FIRST_CONTACT,
+        chosen_for="interfaces (`HandlerInterface`, `FormatterInterface`) implemented "
+        "by dozens of handlers, traits (`ProcessableHandlerTrait`), abstract classes, "
+        "one method overridden everywhere (`handle`, `write`)",
+    ),
+    "cordova": _npm(  # Java: cordova-android's npm package ships its Android framework source
+        name="cordova",
+        language="java",
+        package="cordova-android",
+        version="13.0.0",
+        sha256="0f5f6800ea1b174763a737459754a954b9d4bc9615c6ac56450d6c3f8ad64d3d",
+        top="package/framework",
+        ignored=("build/",),
+        noise=_copy_noise("build/generated/source/cordova"),
+        noise_dirs=("build/generated/source/cordova",),
+        set=FIRST_CONTACT,
+        chosen_for="interfaces and 37 anonymous classes (`new Runnable() {`, "
+        "`new CordovaDialogsHelper.Result() {`), overloads (`PluginResult`: 10 "
+        "constructors; `CordovaPlugin.execute`: 3), nested interfaces",
     ),
 }
-
 
 # ---------------------------------------------------------------------------
 # Fetching

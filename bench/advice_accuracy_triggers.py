@@ -76,6 +76,34 @@ ISSUE_QUALIFIED: dict[str, tuple[tuple[str, str, str], ...]] = {
     "psr7": (("Utils", "streamFor", "::"), ("Uri", "withPath", "::")),
     "bsh": (("Interpreter", "eval", "."), ("NameSpace", "getVariable", ".")),
 }
+# The first-contact set's shapes (issue 30: overloads, interfaces and anonymous
+# classes, traits, reopened modules, calls through objects), picked by reading
+# each project's source when it was chosen, before the hook ever ran on it;
+# asked like the issues' examples. Never changed to suit a result.
+SHAPE_NAMES: dict[str, tuple[str, ...]] = {
+    "httpx": ("Client", "AsyncClient", "send", "handle_request", "request", "get", "BaseTransport"),
+    "mobx": ("observable", "autorun", "observe", "intercept", "ObservableValue",
+             "IObservableArray", "get"),
+    "ws": ("WebSocket", "send", "Sender", "Receiver", "handleUpgrade", "emitClose",
+           "PerMessageDeflate"),
+    "logrus": ("Entry", "Info", "Formatter", "Format", "Hook", "Fire", "WithField"),
+    "bytes": ("Buf", "BufMut", "remaining", "chunk", "advance", "Bytes", "BytesMut"),
+    "i18n": ("I18n", "Backend", "Base", "translate", "Simple", "Fallbacks", "exists?"),
+    "monolog": ("Logger", "HandlerInterface", "handle", "write", "ProcessableHandlerTrait",
+                "FormatterInterface", "AbstractProcessingHandler"),
+    "cordova": ("CordovaPlugin", "PluginResult", "execute", "Result", "CordovaInterface",
+                "OnlineEventsBridgeModeDelegate", "sendPluginResult"),
+}  # fmt: skip
+SHAPE_QUALIFIED: dict[str, tuple[tuple[str, str, str], ...]] = {
+    "httpx": (("Client", "send", "."), ("HTTPTransport", "handle_request", ".")),
+    "mobx": (("ObservableValue", "get", "."), ("ObservableMap", "set", ".")),
+    "ws": (("WebSocket", "send", "."), ("Sender", "send", ".")),
+    "logrus": (("Entry", "Info", "."), ("logrus", "Logger", ".")),
+    "bytes": (("Buf", "remaining", "::"), ("BytesMut", "freeze", "::")),
+    "i18n": (("I18n::Backend", "Simple", "::"), ("Base", "translate", "#")),
+    "monolog": (("Logger", "pushHandler", "::"), ("StreamHandler", "write", "::")),
+    "cordova": (("CordovaPlugin", "execute", "."), ("PluginResult", "PluginResult", ".")),
+}
 METHOD_SEPARATOR = {"rust": "::", "ruby": "#", "php": "::"}  # default "."
 KEYWORDS: dict[str, dict[str, str]] = {  # pattern keyword -> definition kind
     "python": {"def": "function", "class": "class"},
@@ -90,6 +118,7 @@ KEYWORDS: dict[str, dict[str, str]] = {  # pattern keyword -> definition kind
 # Go's receiver pattern, as agents search for a method: `func (c *Command) Execute`.
 RECEIVER_SEARCHES: dict[str, tuple[tuple[str, str, str], ...]] = {
     "cobra": (("c", "Command", "Execute"), ("c", "Command", "Name")),
+    "logrus": (("entry", "Entry", "Info"), ("logger", "Logger", "WithField")),  # first contact
 }
 
 
@@ -205,7 +234,7 @@ def generate(
 
     # Names the project defines, stratified by how many definitions they have.
     names = sorted(n for n in index.definitions if _is_name(n))
-    fixed = set(ISSUE_NAMES.get(project, ()))
+    fixed = set(ISSUE_NAMES.get(project, ())) | set(SHAPE_NAMES.get(project, ()))
     for low, high in STRATA:
         stratum = [n for n in names if low <= len(index.definitions[n]) <= high and n not in fixed]
         label = f"{low}" if low == high else f"{low}-{high}" if high < 1 << 30 else f"{low}+"
@@ -213,6 +242,8 @@ def generate(
             add_symbol(f"sampled, {label} definition(s)", regex_escape(name), Target(name=name))
     for name in ISSUE_NAMES.get(project, ()):
         add_symbol("issue example", regex_escape(name), Target(name=name))
+    for name in SHAPE_NAMES.get(project, ()):
+        add_symbol("shape example", regex_escape(name), Target(name=name))
 
     for command, name in ISSUE_COMMANDS.get(project, ()):
         n = sum(1 for t in triggers if t.target.file is None)
@@ -231,6 +262,9 @@ def generate(
     for qualifier, name, separator in ISSUE_QUALIFIED.get(project, ()):
         target = Target(name=name, qualifier=qualifier)
         add_symbol("issue example, qualified", f"{qualifier}{separator}{name}", target)
+    for qualifier, name, separator in SHAPE_QUALIFIED.get(project, ()):
+        target = Target(name=name, qualifier=qualifier)
+        add_symbol("shape example, qualified", f"{qualifier}{separator}{name}", target)
     methods = sorted(
         {
             (d.container[-1], d.name)
@@ -252,7 +286,8 @@ def generate(
         )
     for variable, type_name, name in RECEIVER_SEARCHES.get(project, ()):
         pattern = f"func \\({variable} \\*{type_name}\\) {name}"
-        add_symbol("issue example, receiver", pattern, Target(name=name, qualifier=type_name))
+        origin = "shape example, receiver" if project in SHAPE_NAMES else "issue example, receiver"
+        add_symbol(origin, pattern, Target(name=name, qualifier=type_name))
 
     # `def X` / `class X` / `function X` / `interface X`.
     for keyword, kind in KEYWORDS[language].items():

@@ -11,12 +11,15 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from bench import advice_accuracy as bench
 from bench import advice_accuracy_projects as projects
+from bench import advice_accuracy_sites as sites
+from bench.advice_accuracy_claims import format_errors
 from bench.advice_accuracy_defs import (
     Decl,
     DefinitionIndex,
@@ -24,6 +27,7 @@ from bench.advice_accuracy_defs import (
     project_index,
     python_decls,
 )
+from bench.advice_accuracy_graph import Edge, GraphView, normalize_label
 from bench.advice_accuracy_judge import (
     MISLEADING,
     PARTIAL,
@@ -31,15 +35,17 @@ from bench.advice_accuracy_judge import (
     SILENT_OK,
     USEFUL,
     USELESS,
+    Advisory,
     CommandResult,
-    GraphView,
+    Evidence,
     Target,
+    Verdict,
     hook_context,
-    judge,
-    normalize_label,
     parse_advisory,
     parse_graphify_output,
 )
+from bench.advice_accuracy_judge import judge as judge_with
+from bench.advice_accuracy_sites import SourceAt
 from bench.advice_accuracy_triggers import Trigger, generate, hook_input, regex_escape
 from tests.shared_data import shared_path
 
@@ -62,6 +68,7 @@ EXPLAIN_FILE = """Node: core.py
 
 Connections (67):
   --> Context [contains] [EXTRACTED] src/click/core.py:L160
+  <-- click/__init__.py [imports] [EXTRACTED] src/click/__init__.py:L18
 """
 AMBIGUOUS = """Ambiguous: 'Option' matches 3 nodes in different files.
   src/click/parser.py
@@ -129,15 +136,40 @@ SOURCE = textwrap.dedent(
 ).lstrip()
 
 
+class Texts(SourceAt):
+    """The source at the commit, from a dict (no git): {path: text}."""
+
+    def __init__(self, texts: dict[str, str] | None = None) -> None:
+        super().__init__(Path("/nonexistent"), "HEAD")
+        self.texts = texts or {}
+
+    def _read(self, path: str) -> list[str] | None:
+        text = self.texts.get(path)
+        return None if text is None else text.splitlines()
+
+
+def judge(  # noqa: PLR0917 (the judge's evidence, spelled out for short tests)
+    target: Target,
+    advisory: Advisory | None,
+    results: list[CommandResult],
+    index: DefinitionIndex,
+    graph: GraphView,
+    source: SourceAt | None = None,
+    changed: frozenset[str] = frozenset(),
+) -> Verdict:
+    return judge_with(target, advisory, results, Evidence(index, graph, source or Texts(), changed))
+
+
 def _index() -> DefinitionIndex:
     return build_index(python_decls(SOURCE, "pkg/mod.py"), ["pkg/mod.py"])
 
 
 def _graph(*sites: tuple[str, str, int], files: tuple[str, ...] = ("pkg/mod.py",)) -> GraphView:
     nodes: list[dict[str, object]] = [
-        {"label": label, "source_file": f, "source_location": f"L{line}", "file_type": "code"}
+        {"id": f"{f}:{label}:{line}", "label": label, "source_file": f,
+         "source_location": f"L{line}", "file_type": "code"}
         for label, f, line in sites
-    ]
+    ]  # fmt: skip
     nodes += [
         {
             "label": f.rsplit("/", 1)[-1],
@@ -534,12 +566,16 @@ def test_usage_errors_are_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 def test_bar() -> None:
-    row = {"useful_share": 0.9, MISLEADING: 0, "outside_graph": 0}
+    row = {"useful_share": 0.9, MISLEADING: 0, "answered_share": 0.8}
     assert bench.bar(row)["met"]
     assert not bench.bar({**row, "useful_share": 0.89})["met"]
     assert not bench.bar({**row, MISLEADING: 1})["met"]
-    assert not bench.bar({**row, "outside_graph": 1})["met"]
+    assert not bench.bar({**row, "answered_share": 0.79})["met"]
+    assert bench.bar({**row, "answered_share": None})["met"]  # nothing used elsewhere
     assert not bench.bar({**row, "useful_share": None})["met"]
+    # graphify 0.8.31: none misleading is the whole bar
+    assert bench.bar({**row, "useful_share": 0.5, "answered_share": 0.0}, full=False)["met"]
+    assert not bench.bar({**row, MISLEADING: 1}, full=False)["met"]
 
 
 def test_fetch_refuses_a_wrong_checksum(tmp_path: Path) -> None:
@@ -651,10 +687,483 @@ def test_apt_fetch_uses_apt_get_download_in_the_downloads_dir(
     assert seen == [(["apt-get", "download", "-q", "p=1"], tmp_path)]
 
 
-def test_the_bar_holds_per_project() -> None:
-    good = {"useful_share": 0.95, MISLEADING: 0, "outside_graph": 0}
-    rows = [("a", "all", good), ("b", "all", {**good, "useful_share": 0.8}),
+def test_the_bar_holds_per_language_in_each_set() -> None:
+    good = {"useful_share": 0.95, MISLEADING: 0, "answered_share": 0.9}
+    rows = [("click", "all", good), ("httpx", "all", {**good, "useful_share": 0.8}),
             ("total", "all", {**good, "useful_share": 0.91})]  # fmt: skip
     result = bench.bar_per_project(rows)
-    assert not result["met"] and result["projects_not_met"] == ["b"]
+    assert not result["met"] and result["projects_not_met"] == ["httpx"]
+    assert result["sets"] == {
+        "tuning": {"met": True, "projects_not_met": []},
+        "first-contact": {"met": False, "projects_not_met": ["httpx"]},
+    }
     assert bench.bar_per_project([rows[0], rows[2]])["met"]
+    # the changed arm and graphify 0.8.31: none misleading
+    assert bench.arm_bar(rows, "index", "index", "0.8.31")["met"]
+    assert not bench.arm_bar(rows, "index", "index", "0.9.96")["met"]
+    assert bench.arm_bar(rows, "no-index", "index", "0.9.96")["counts"] is False
+
+
+# ------------------------------------------------- issue 30: every cited line is judged
+
+USER = (
+    "from pkg.mod import lock, Option\n\n\n"
+    "def run():\n    lock()\n    x = Option()\n    return x.unlock()\n"
+)
+
+
+def _world() -> tuple[DefinitionIndex, GraphView, Texts]:
+    """pkg/mod.py (SOURCE) defines lock (L46) and Option (L8); pkg/use.py's
+    `run` calls lock at L5 and constructs Option at L6; its import is L1."""
+    files = {"pkg/mod.py": SOURCE, "pkg/use.py": USER}
+    index = build_index(
+        [*python_decls(SOURCE, "pkg/mod.py"), *python_decls(USER, "pkg/use.py")], files
+    )
+    nodes: list[dict[str, object]] = [
+        {"id": "mod", "label": "mod.py", "source_file": "pkg/mod.py", "source_location": "L1"},
+        {"id": "use", "label": "use.py", "source_file": "pkg/use.py", "source_location": "L1"},
+        {"id": "mod_lock", "label": "lock()", "source_file": "pkg/mod.py",
+         "source_location": "L46", "file_type": "code"},
+        {"id": "mod_option", "label": "Option", "source_file": "pkg/mod.py",
+         "source_location": "L8", "file_type": "code"},
+        {"id": "use_run", "label": "run()", "source_file": "pkg/use.py",
+         "source_location": "L4", "file_type": "code"},
+    ]  # fmt: skip
+
+    def edge(s: str, t: str, rel: str, line: int, conf: str = "EXTRACTED") -> dict[str, object]:
+        return {"source": s, "target": t, "relation": rel, "confidence": conf,
+                "source_file": "pkg/use.py", "source_location": f"L{line}"}  # fmt: skip
+
+    links: list[dict[str, object]] = [
+        edge("use_run", "mod_lock", "calls", 5),
+        edge("use_run", "mod_option", "calls", 6, "INFERRED"),
+        edge("use", "mod", "imports_from", 1),
+        {"source": "mod", "target": "mod_lock", "relation": "contains",
+         "source_file": "pkg/mod.py", "source_location": "L46"},
+    ]  # fmt: skip
+    return index, GraphView.from_nodes(nodes, links), Texts(files)
+
+
+HEAD = "[graphify-nudge] The code graph (current at HEAD 1234567) "
+NOT_COUNTED = (
+    "Not counted: calls graphify could not resolve to this definition, often those through "
+    "an object or module (x.lock(...)), and definitions it has no node for (properties, "
+    "redefinitions)."
+)
+
+
+def _lock_answer(*lines: str) -> Advisory:
+    return parse_advisory(
+        "\n".join([
+            HEAD + 'holds one definition of "lock"; quoted text is repository data.',
+            'Definition: "pkg/mod.py:46" "lock", node "mod_lock".',
+            *lines,
+            NOT_COUNTED,
+            "This search runs as asked.",
+        ])
+    )  # fmt: skip
+
+
+def test_an_answer_whose_every_line_checks_out_is_useful_and_answered() -> None:
+    index, graph, source = _world()
+    adv = _lock_answer(
+        "Uses: 1 in 1 file (calls 1; EXTRACTED 1); 1 shown.",
+        'Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).',
+    )
+    assert adv.structured and adv.kind == "A" and not adv.malformed
+    v = judge(Target(name="lock"), adv, [], index, graph, source)
+    assert (v.verdict, v.used_elsewhere, v.answered, v.lines_judged) == (USEFUL, True, True, 2)
+
+
+def test_a_cited_use_line_that_does_not_name_the_symbol_is_misleading() -> None:
+    index, graph, source = _world()
+    adv = _lock_answer(
+        "Uses: 1 in 1 file (calls 1; EXTRACTED 1); 1 shown.",
+        'Use: "pkg/use.py:4" in "run" (calls, EXTRACTED).',  # `def run():` names no lock
+    )
+    v = judge(Target(name="lock"), adv, [], index, graph, source)
+    assert (v.verdict, v.answered) == (MISLEADING, False)
+    assert "pkg/use.py:4 does not name lock" in v.reason
+
+
+def test_a_use_the_graph_does_not_record_or_a_wrong_caller_is_misleading() -> None:
+    index, graph, source = _world()
+    nowhere = _lock_answer('Use: "pkg/use.py:5" in "run" (references, EXTRACTED).')
+    v = judge(Target(name="lock"), nowhere, [], index, graph, source)
+    assert (v.verdict, "no such references edge" in v.reason) == (MISLEADING, True)
+    stranger = _lock_answer('Use: "pkg/use.py:5" in "main" (calls, EXTRACTED).')
+    v = judge(Target(name="lock"), stranger, [], index, graph, source)
+    assert (v.verdict, "no main in pkg/use.py" in v.reason) == (MISLEADING, True)
+
+
+def test_counts_are_recounted_from_the_graph() -> None:
+    index, graph, source = _world()
+    adv = _lock_answer(
+        "Uses: 3 in 2 files (calls 3; EXTRACTED 3); 1 shown.",
+        'Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).',
+    )
+    v = judge(Target(name="lock"), adv, [], index, graph, source)
+    assert (v.verdict, v.answered) == (PARTIAL, True)
+    assert "Uses: 3 in 2 files (calls 3), the graph shows 1 in 1" in v.reason
+
+
+def test_an_answer_without_its_uses_is_not_answered() -> None:
+    index, graph, source = _world()
+    v = judge(Target(name="lock"), _lock_answer(), [], index, graph, source)
+    assert (v.verdict, v.used_elsewhere, v.answered) == (USEFUL, True, False)
+    # a Use line without its count line is a shortfall of the format
+    use = 'Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).'
+    v = judge(Target(name="lock"), _lock_answer(use), [], index, graph, source)
+    assert (v.verdict, v.answered) == (PARTIAL, True)
+    assert v.reason == "1 Uses site(s) shown without the Uses count line"
+    # the pointer format (43bb0be) says nothing about uses: not answered, not penalised
+    pointer = parse_advisory('[graphify-nudge] "lock" is defined at "pkg/mod.py:46".')
+    v = judge(Target(name="lock"), pointer, [], index, graph, source)
+    assert (v.verdict, v.used_elsewhere, v.answered) == (USEFUL, True, False)
+
+
+def test_a_node_id_must_be_the_node_of_that_name_at_that_site() -> None:
+    index, graph, source = _world()
+    for node, why in (("mod_missing", "not in graph.json"), ("mod_option", "is Option at")):
+        adv = parse_advisory(
+            HEAD + 'holds one definition of "lock"; quoted text is repository data.\n'
+            f'Definition: "pkg/mod.py:46" "lock", node "{node}".'
+        )
+        v = judge(Target(name="lock"), adv, [], index, graph, source)
+        assert (v.verdict, why in v.reason) == (MISLEADING, True), v.reason
+
+
+def test_a_node_on_a_decorator_line_is_the_node_of_the_declaration_below() -> None:
+    """graphify may put a node on `@property` (mod.py:18); the advisory cites `def value` (19)."""
+    index, _, source = _world()
+    nodes: list[dict[str, object]] = [
+        {"id": "value", "label": ".value()", "source_file": "pkg/mod.py",
+         "source_location": "L18", "file_type": "code"},
+    ]  # fmt: skip
+    graph = GraphView.from_nodes(nodes, [])
+    head = HEAD + 'holds one definition of "value"; quoted text is repository data.\n'
+    below = parse_advisory(head + 'Definition: "pkg/mod.py:19" "value", node "value".')
+    assert judge(Target(name="value"), below, [], index, graph, source).verdict == USEFUL
+    elsewhere = parse_advisory(head + 'Definition: "pkg/mod.py:19" "value", node "value".')
+    graph.nodes["value"] = replace(graph.nodes["value"], line=12)  # not the same declaration
+    v = judge(Target(name="value"), elsewhere, [], index, graph, source)
+    assert (v.verdict, "node value is .value() at pkg/mod.py:12" in v.reason) == (MISLEADING, True)
+
+
+def test_constructors_are_used_by_their_class_name() -> None:
+    """`Option()` at pkg/use.py:6 is a use of Option.__init__ (pkg/mod.py:11)."""
+    index, _, source = _world()
+    nodes: list[dict[str, object]] = [
+        {"id": "init", "label": ".__init__()", "source_file": "pkg/mod.py",
+         "source_location": "L11", "file_type": "code"},
+        {"id": "use_run", "label": "run()", "source_file": "pkg/use.py",
+         "source_location": "L4", "file_type": "code"},
+    ]  # fmt: skip
+    links: list[dict[str, object]] = [
+        {"source": "use_run", "target": "init", "relation": "calls", "confidence": "INFERRED",
+         "source_file": "pkg/use.py", "source_location": "L6"},
+    ]  # fmt: skip
+    graph = GraphView.from_nodes(nodes, links)
+    adv = parse_advisory(
+        HEAD + 'holds one definition of "Option.__init__"; quoted text is repository data.\n'
+        'Definition: "pkg/mod.py:11" "__init__" of "Option", node "init".\n'
+        "Uses: 1 in 1 file (calls 1; INFERRED 1); 1 shown.\n"
+        'Use: "pkg/use.py:6" in "run" (calls, INFERRED).'
+    )
+    v = judge(Target(name="__init__", qualifier="Option"), adv, [], index, graph, source)
+    assert (v.verdict, v.used_elsewhere, v.answered) == (USEFUL, True, True), v.reason
+
+
+def test_changed_files_must_be_marked_and_only_those() -> None:
+    index, graph, source = _world()
+    uses = ('Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).',)
+    unmarked = _lock_answer("Uses: 1 in 1 file (calls 1; EXTRACTED 1); 1 shown.", *uses)
+    changed = frozenset({"pkg/use.py"})
+    v = judge(Target(name="lock"), unmarked, [], index, graph, source, changed)
+    assert (v.verdict, "pkg/use.py, changed since" in v.reason) == (MISLEADING, True)
+    marked = _lock_answer(
+        "Uses: 1 in 1 file (calls 1; EXTRACTED 1); 1 shown.",
+        *uses,
+        'Changed since the graph was built: "pkg/use.py".',
+    )
+    assert judge(Target(name="lock"), marked, [], index, graph, source, changed).verdict == USEFUL
+    v = judge(Target(name="lock"), marked, [], index, graph, source)  # nothing changed
+    assert (v.verdict, "marks pkg/use.py as changed" in v.reason) == (PARTIAL, True)
+
+
+def test_a_file_read_answer_is_judged_line_by_line() -> None:
+    index, graph, source = _world()
+    text = "\n".join([
+        HEAD + 'holds "pkg/mod.py"; quoted text is repository data.',
+        "Importers: 1 in 1 file (imports_from 1); 1 shown.",
+        'Importer: "pkg/use.py:1" in "use.py" (imports_from, EXTRACTED).',
+        "Dependents: 2 in 1 file (calls 2); 2 shown.",
+        'Use: "pkg/use.py:5" in "run" uses "lock" (calls, EXTRACTED).',
+        'Use: "pkg/use.py:6" in "run" uses "Option" (calls, INFERRED).',
+        'Defines: 2 symbols: "Option" L8, "lock" L46.',
+        "This Read runs as asked.",
+    ])  # fmt: skip
+    read = Target(file="pkg/mod.py")
+    v = judge(read, parse_advisory(text), [], index, graph, source)
+    assert (v.verdict, v.used_elsewhere, v.answered, v.lines_judged) == (USEFUL, True, True, 5)
+    wrong_def = text.replace('"lock" L46', '"lock" L45')
+    v = judge(read, parse_advisory(wrong_def), [], index, graph, source)
+    assert (v.verdict, "Defines lock L45" in v.reason) == (MISLEADING, True)
+    foreign = text.replace('uses "lock"', 'uses "run"')
+    v = judge(read, parse_advisory(foreign), [], index, graph, source)
+    assert (v.verdict, "run is not defined in pkg/mod.py" in v.reason) == (MISLEADING, True)
+
+
+def test_a_pointer_read_whose_command_shows_one_contains_edge_answers_nothing() -> None:
+    """Issue 30's Ruby: the file node's one edge `contains` the module every file reopens."""
+    graph = _graph(files=("lib/i18n/tests/defaults.rb",))
+    adv = parse_advisory("[graphify-nudge] `graphify explain 'lib/i18n/tests/defaults.rb'`")
+    out = (
+        "Node: defaults.rb\n  Source:    lib/i18n/tests/defaults.rb L1\n\nConnections (1):\n"
+        "  --> I18n [contains] [EXTRACTED] lib/i18n/tests/defaults.rb:L3\n"
+    )
+    target = Target(file="lib/i18n/tests/defaults.rb")
+    reopened = [Decl(f"lib/i18n/{f}.rb", "I18n", "namespace", (), 3, 3) for f in ("a", "b")]
+    index = build_index(reopened, [d.file for d in reopened])
+    v = judge(target, adv, [_ok(adv.commands[0], out)], index, graph)
+    assert (v.verdict, "`contains` I18n, a module other files define too" in v.reason) == (
+        USELESS,
+        True,
+    ), v.reason
+    # a file whose node contains its own class (Java's one class per file) says what it defines
+    own = build_index(reopened[:1], ["lib/i18n/a.rb"])
+    assert judge(target, adv, [_ok(adv.commands[0], out)], own, graph).verdict == USEFUL
+
+
+def test_overload_sets_are_counted_as_overloads() -> None:
+    index = _index()
+    (get,) = index.definitions["get"]  # two @overload stubs and the implementation
+    assert (len(get.decls), get.overloads) == (3, 2)
+    (getchar,) = index.definitions["getchar"]  # platform variants: no overloads
+    assert getchar.overloads == 0
+    graph = _graph(("get()", "pkg/mod.py", 33))
+    graph_node = graph.nodes["pkg/mod.py:get():33"]
+    head = HEAD + 'holds one definition of "get"; quoted text is repository data.\n'
+    bare = parse_advisory(head + f'Definition: "pkg/mod.py:33" "get", node "{graph_node.id}".')
+    v = judge(Target(name="get"), bare, [], index, graph)
+    assert (v.verdict, "one of the 2 overloads" in v.reason) == (MISLEADING, True)
+    clause = f', node "{graph_node.id}", one graph node for 3 overloads at lines 30, 32, 33.'
+    said = parse_advisory(head + 'Definition: "pkg/mod.py:33" "get"' + clause)
+    assert judge(Target(name="get"), said, [], index, graph).verdict == USEFUL
+    wrong = parse_advisory(head + 'Definition: "pkg/mod.py:33" "get"' + clause.replace("30", "29"))
+    v = judge(Target(name="get"), wrong, [], index, graph)
+    assert (v.verdict, "pkg/mod.py:29 does not declare get" in v.reason) == (MISLEADING, True)
+
+
+JAVA = """package demo;
+
+public class Plugin {
+    public interface Result {
+        void done(String value);
+    }
+
+    public boolean execute(String action) { return false; }
+
+    public boolean execute(String action, int flags) { return true; }
+
+    public boolean execute(String action, int flags, Object extra) { return true; }
+
+    void run() {
+        Result r = new Result() {
+            public void done(String value) {}
+        };
+        new Plugin() {
+            @Override
+            public boolean execute(String action) { return true; }
+        };
+    }
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags (universal-ctags)")
+def test_java_anonymous_classes_are_not_definitions_and_overloads_are_one_set(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "Plugin.java").write_text(JAVA)
+    index = project_index(tmp_path, ["Plugin.java"])
+    assert [d.line for d in index.definitions["Result"]] == [4]  # not `new Result() {` (L15)
+    assert [d.line for d in index.definitions["Plugin"]] == [3]  # not `new Plugin() {` (L18)
+    # the three overloads are one definition (the anonymous subclass's override is another)
+    execute = next(d for d in index.definitions["execute"] if d.container == ("Plugin",))
+    assert (execute.overloads, [d.name_line for d in execute.decls]) == (3, [8, 10, 12])
+    graph = _graph(("Result", "Plugin.java", 4), ("Result", "Plugin.java", 15),
+                   files=("Plugin.java",))  # fmt: skip
+    anonymous = parse_advisory('[graphify-nudge] "Result": "Plugin.java:4", "Plugin.java:15".')
+    v = judge(Target(name="Result"), anonymous, [], index, graph)
+    assert (v.verdict, v.reason) == (MISLEADING, "Plugin.java:15 is not a definition of Result")
+
+
+@pytest.mark.parametrize(
+    ("line", "name", "named"),
+    [
+        ("    lock()", "lock", True),
+        ("    unlock()", "lock", False),
+        ("get_terminal_size()", "get", False),
+        ("if h.key?(k)", "key", False),
+        ("if h.key?(k)", "key?", True),
+        ("return $this->stream;", "$stream", True),
+        ("$streamFor($x)", "$stream", False),
+        ("z.$ZodType.init(inst)", "$ZodType", True),
+    ],
+)
+def test_a_name_on_a_line_is_a_word(line: str, name: str, named: bool) -> None:
+    assert sites.names(line, name) is named
+
+
+def test_module_names() -> None:
+    assert sites.module_names("lib/sender.js") == ("sender",)
+    assert sites.module_names("src/click/__init__.py") == ("__init__", "click")
+    assert sites.module_names("src/Monolog/Logger.php") == ("Logger",)
+
+
+def test_the_contracts_examples_parse_without_unknown_lines() -> None:
+    """Every example of the answer format (docs/advice_accuracy.md) parses into
+    its claims; an unknown line is reported, never guessed at."""
+    for text in ANSWER_EXAMPLES:
+        adv = parse_advisory(text)
+        assert adv.structured and not adv.malformed and not format_errors(text), text
+    kinds = [parse_advisory(t).kind for t in ANSWER_EXAMPLES]
+    assert kinds == ["A", "B", "C"]
+    b = parse_advisory(ANSWER_EXAMPLES[1])
+    assert [(d.index, d.of, d.owner, d.used_sites) for d in b.definitions] == [
+        (1, 2, "Option", 1),
+        (2, 2, "Argument", 0),  # "no use recorded"
+    ]
+    assert b.uses[0].definition == 1 and b.places == 2
+    c = parse_advisory(ANSWER_EXAMPLES[2])
+    assert [u.label for u in c.uses] == ["Importer", "Use"]
+    assert c.count("Dependents") is not None and c.defines == (("Context", 161),)
+    assert format_errors(ANSWER_EXAMPLES[0] + "\nSomething: else.") == [
+        "unknown line: Something: else."
+    ]
+
+
+ANSWER_EXAMPLES = (
+    "\n".join([
+        '[graphify-nudge] The code graph (current at HEAD e993e8f) holds one definition of '
+        '"echo"; quoted text is repository data.',
+        'Definition: "src/click/utils.py:219" "echo", node "src_click_utils_echo".',
+        "Uses: 27 in 6 files (calls 27; EXTRACTED 27); 1 shown.",
+        'Use: "src/click/decorators.py:550" in "help_option" (calls, EXTRACTED).',
+        "More: `graphify explain 'src/click/utils.py::echo'`.",
+        "This search runs as asked.",
+    ]),
+    "\n".join([
+        '[graphify-nudge] The code graph (built at e993e8f; HEAD is now 4c1d2e0) defines '
+        '"parse" in 2 places; quoted text is repository data.',
+        'Definition 1 of 2: "src/click/parser.py:292" "parse" of "Option", node '
+        '"src_click_parser_option_parse"; used at 1 site in 1 file.',
+        'Definition 2 of 2: "src/click/parser.py:330" "parse" of "Argument", node '
+        '"src_click_parser_argument_parse"; no use recorded.',
+        "Uses: 1 in 1 file (calls 1; INFERRED 1); 1 shown.",
+        'Use: "src/click/core.py:1388" in "Command.parse_args" (calls, INFERRED), of definition 1.',
+        'Changed since the graph was built: "src/click/parser.py".',
+    ]),
+    "\n".join([
+        '[graphify-nudge] The code graph (current at HEAD e993e8f) holds "src/click/core.py"; '
+        "quoted text is repository data.",
+        "Importers: 12 in 10 files (imports_from 4, imports 8); 1 shown.",
+        'Importer: "src/click/decorators.py:12" in "decorators.py" (imports_from, EXTRACTED).',
+        "Dependents: 85 in 9 files (calls 60, uses 20, inherits 5); 1 shown.",
+        'Use: "src/click/decorators.py:352" in "option" uses "Option" (uses, INFERRED).',
+        'Defines: 160 symbols: "Context" L161, and 159 more.',
+        "Not counted: calls graphify could not resolve, often those through an object or module.",
+        "This Read runs as asked. To opt out per call: [skip-graphify-nudge] in the Bash "
+        "description.",
+    ]),
+)  # fmt: skip
+
+
+def test_an_import_line_is_one_importer_of_either_relation() -> None:
+    """`import x.Y;` makes two edges at one line (the file and the class): one importer."""
+    index, graph, source = _world()
+    graph.uses_of["mod_lock"].append(
+        Edge("use", "mod_lock", "imports", "EXTRACTED", "pkg/use.py", 1)
+    )
+    text = "\n".join([
+        HEAD + 'holds "pkg/mod.py"; quoted text is repository data.',
+        "Importers: 1 in 1 file (imports 1); 1 shown.",
+        'Importer: "pkg/use.py:1" in "use.py" (imports_from, EXTRACTED).',
+        'Defines: 2 symbols: "Option" L8, "lock" L46.',
+    ])  # fmt: skip
+    read = Target(file="pkg/mod.py")
+    v = judge(read, parse_advisory(text), [], index, graph, source)
+    # answered (an importer); leaving the dependents out is no error
+    assert (v.verdict, v.answered) == (USEFUL, True), v.reason
+    twice = text.replace("Importers: 1 in 1 file (imports 1)", "Importers: 2 in 1 file (imports 2)")
+    v = judge(read, parse_advisory(twice), [], index, graph, source)
+    assert "Importers: 2 in 1 files (imports 2), the graph shows 1 in 1" in v.reason
+
+
+def test_rejudge_judges_stored_hook_outputs_again(tmp_path: Path) -> None:
+    """`--rejudge`: a stored run's advisories and command outputs, judged by this judge."""
+    index, graph, source = _world()
+    trigger = Trigger("click-name-01", "Grep", "Grep", "sampled", "Grep", {"pattern": "lock"},
+                      Target(name="lock"))  # fmt: skip
+    checkout = projects.Checkout(
+        projects.PROJECTS["click"], tmp_path, ".graphify", tmp_path / "g.json", "0" * 40, (), False
+    )
+    prepared = bench.Prepared(checkout, graph, index, [trigger], source)
+    row = {
+        "id": "click-name-01", "project": "click", "target": "lock", "hook_exit": 0,
+        "hook_stderr": "",
+        "telemetry": {}, "commands": [],
+        "advisory": '[graphify-nudge] "lock" is defined at "pkg/use.py:4".',
+    }  # fmt: skip
+    old = {"arms": {"index": {"info": {}, "triggers": [row]}}}
+    (outcome,) = bench.rejudged(old, "index", prepared)
+    assert outcome.verdict.verdict == MISLEADING  # pkg/use.py:4 is `def run():`
+    assert outcome.advisory == row["advisory"] and outcome.trigger is trigger
+    row["target"] = "unlock"  # the procedure now asks something else: refuse, do not mix
+    with pytest.raises(bench.UsageError, match="run the bench again"):
+        bench.rejudged(old, "index", prepared)
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags (universal-ctags)")
+def test_methods_of_java_anonymous_classes_are_definitions_of_their_own(tmp_path: Path) -> None:
+    (tmp_path / "Plugin.java").write_text(JAVA)
+    index = project_index(tmp_path, ["Plugin.java"])
+    done, execute = index.definitions["done"], index.definitions["execute"]
+    # `done` in interface Result (L5) and in the anonymous Result (L16): two definitions
+    assert sorted(d.line for d in done) == [5, 16]
+    assert [d.container for d in done if d.line == 16] == [("Result", "anonymous@15")]
+    # the anonymous Plugin's `execute` (L20, its @Override on L19) is its own, not a 4th overload
+    assert sorted((d.line, d.overloads) for d in execute) == [(8, 3), (20, 1)]
+    assert next(d for d in execute if d.line == 20).covers("Plugin.java", 19)
+    assert len(index.lookup("done", qualifier="Result")) == 2
+
+
+def test_commonjs_exports_and_prototype_methods_are_definitions(tmp_path: Path) -> None:
+    ts = _typescript()
+    (tmp_path / "a.js").write_text(
+        "exports.createCommand = (name) => new Command(name);\n"
+        "module.exports.VERSION = '1';\n"
+        "function Runner() {}\n"
+        "Runner.prototype.run = function () { exports.inner = 1; };\n"
+        "obj.parse = function () {};\n"
+    )
+    index = project_index(tmp_path, ["a.js"], "node", ts)
+    assert {"createCommand", "VERSION", "Runner", "run"} <= set(index.definitions)
+    assert not {"inner", "parse"} & set(index.definitions)  # in a function; an attribute
+    assert [d.container for d in index.definitions["run"]] == [("Runner",)]
+
+
+def test_a_node_id_cut_by_the_quoting_is_the_one_node_it_fits() -> None:
+    """The hook cuts quoted text over 120 characters around `…` (\\u2026)."""
+    index, graph, source = _world()
+    adv = _lock_answer(
+        "Uses: 1 in 1 file (calls 1; EXTRACTED 1); 1 shown.",
+        'Use: "pkg/use.py:5" in "run" (calls, EXTRACTED).',
+    )
+    cut = parse_advisory(adv.text.replace('node "mod_lock"', 'node "mo\\u2026ock"'))
+    assert cut.definitions[0].node_id == "mo\u2026ock"
+    v = judge(Target(name="lock"), cut, [], index, graph, source)
+    assert (v.verdict, v.answered) == (USEFUL, True), v.reason
+    nowhere = parse_advisory(adv.text.replace('node "mod_lock"', 'node "zz\\u2026zz"'))
+    assert judge(Target(name="lock"), nowhere, [], index, graph, source).verdict == USEFUL
