@@ -15,10 +15,11 @@ advice. Both are measured against the files git tracks
 * **covered**: those the graph names as a node's ``source_file``.
 
 A graph covering less than :data:`MIN_SHARE` of the source files is partial.
-The bar is low on purpose: a full build covers 94-100% of the source files
-of the projects measured (docs/routing_check.md, "A graph of the project's
-code"), a partial one a few percent; between, a graph built from a
-subdirectory covers what it was asked to.
+The bar is low on purpose: ``graphify update .`` covered 82% to 100% of the
+source files of eight pinned projects in eight languages on graphify 0.8.31
+and 0.9.96 (0.8.31 extracts no ``.cjs``), a commit's partial rebuild a few
+percent (docs/routing_check.md, "A graph of the project's code"); between,
+a graph built from a subdirectory covers what it was asked to.
 """
 
 from __future__ import annotations

@@ -77,7 +77,12 @@ def test_the_hook_s_files_are_found_and_never_counted_as_the_project_s(tmp_path:
 def test_skipped_directories_and_absolute_paths(tmp_path: Path) -> None:
     project = project_with(
         tmp_path,
-        {**SOURCES, "node_modules/x/i.js": "1\n", "build/lib/m.py": "1\n", "a.egg-info/s.py": "1\n"},
+        {
+            **SOURCES,
+            "node_modules/x/i.js": "1\n",
+            "build/lib/m.py": "1\n",
+            "a.egg-info/s.py": "1\n",
+        },
     )
     absolute = [str(project / s) for s in SOURCES]
     graph = graph_of(project, [*absolute, "/elsewhere/m.py", "../up.py"])

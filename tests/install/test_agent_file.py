@@ -8,9 +8,7 @@ import pytest
 
 from mishkan_core import agent_file, hook_chain
 
-CMD = hook_chain.hook_command(
-    "/usr/bin/python3.11", Path("/p/payload/mishkan/hooks"), Path("/p"), "advise"
-)
+CMD = hook_chain.hook_command(Path("/p/payload/mishkan/hooks"), Path("/p"), "advise")
 
 #: agent files as people write them: bare, with their own hooks (block style,
 #: a `|` command, comments), CRLF, no final newline, a `- key:` compact list
