@@ -1241,7 +1241,8 @@ def next_steps(
     if steps:
         cd = f"cd {shlex.quote(str(project))} && "
         lines.append("next (D-008: you run these; install never does):")
-        lines += [f"  {n}. {what}: {cd}{command}" for n, (what, command) in enumerate(steps, 1)]
+        for n, (what, command) in enumerate(steps, 1):
+            lines += [f"  {n}. {what}:", f"     {cd}{command}"]  # a line to paste as it is
     if out != graph_refresh.DEFAULT_OUT:
         lines.append(
             f"  and commit from shells that export GRAPHIFY_OUT={out}: graphify's hooks rebuild "

@@ -39,9 +39,12 @@ class MachineConfig:
 
 
 def _base(environ: Mapping[str, str], variable: str, default: str) -> Path:
-    """``$variable`` when it is absolute (the XDG rule), else ``~/<default>``."""
+    """``$variable`` when it is absolute (the XDG rule), else ``$HOME/<default>``,
+    as the shim reads them."""
     value = environ.get(variable, "")
-    return Path(value) if os.path.isabs(value) else Path(os.path.expanduser("~")) / default
+    if os.path.isabs(value):
+        return Path(value)
+    return Path(environ.get("HOME") or os.path.expanduser("~")) / default
 
 
 def config_path(environ: Mapping[str, str] | None = None) -> Path:

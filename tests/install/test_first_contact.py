@@ -220,7 +220,13 @@ def _graph(project: Path, sources: list[str]) -> None:
 
 
 def _steps(out: str) -> list[str]:
-    return [line.strip() for line in out.splitlines() if line.startswith(("  1.", "  2."))]
+    """The numbered steps, each with the command on the line after it."""
+    lines = out.splitlines()
+    return [
+        f"{line.strip()} {lines[i + 1].strip()}"
+        for i, line in enumerate(lines)
+        if line.startswith(("  1.", "  2."))
+    ]
 
 
 def test_without_a_graph_the_build_comes_before_the_commit_hook(

@@ -785,8 +785,10 @@ def test_install_prints_the_graphify_hook_command(
     # no graph yet, so the first build comes before the commit hook
     assert out.endswith(
         "next (D-008: you run these; install never does):\n"
-        f"  1. build the graph of your code: cd {root} && graphify update .\n"
-        f"  2. refresh it at every commit: cd {root} && graphify hook install\n"
+        "  1. build the graph of your code:\n"
+        f"     cd {root} && graphify update .\n"
+        "  2. refresh it at every commit:\n"
+        f"     cd {root} && graphify hook install\n"
     )
     hooks = root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
@@ -815,7 +817,7 @@ def test_without_the_link_the_command_carries_graphify_out(
     code, out, _err = _run(root, capsys)
     assert code == 0
     assert (
-        f"refresh it at every commit: cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
+        f"     cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
         "  and commit from shells that export GRAPHIFY_OUT=.graphify: graphify's hooks rebuild "
         "into $GRAPHIFY_OUT at commit time, else into graphify-out/\n"
     ) in out

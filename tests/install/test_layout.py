@@ -82,8 +82,10 @@ def test_a_new_project_gets_the_directory_and_the_link(
     # the printed commands need no environment, and no shell advice follows them
     assert out.endswith(
         "next (D-008: you run these; install never does):\n"
-        f"  1. build the graph of your code: cd {root} && graphify update .\n"
-        f"  2. refresh it at every commit: cd {root} && graphify hook install\n"
+        "  1. build the graph of your code:\n"
+        f"     cd {root} && graphify update .\n"
+        "  2. refresh it at every commit:\n"
+        f"     cd {root} && graphify hook install\n"
     )
 
 
@@ -137,7 +139,7 @@ def test_an_absolute_link_to_graphify_counts_as_the_link(
     (root / "graphify-out").symlink_to(root / ".graphify")
     code, out, _err = _run(root, capsys)
     assert code == 0 and "already one directory" in out
-    assert f"refresh it at every commit: cd {root} && graphify hook install\n" in out
+    assert f"     cd {root} && graphify hook install\n" in out
 
 
 def test_a_dangling_link_gets_its_directory(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -163,7 +165,7 @@ def test_the_dry_run_shows_the_link_and_writes_nothing(
     assert "graph layout: would link graphify-out -> .graphify (and create .graphify/)" in err
     assert "+graphify-out\n" in out  # the .gitignore diff
     assert (
-        f"refresh it at every commit: cd {root} && graphify hook install\n" in err
+        f"     cd {root} && graphify hook install\n" in err
     )  # as it will be after install
     assert _tree(root) == before
     assert _run(root, capsys)[0] == 0
@@ -192,7 +194,7 @@ def test_the_printed_command_with_graphify_out_in_the_shell(
     monkeypatch.setenv("GRAPHIFY_OUT", shell_out)
     code, out, _err = _run(root, capsys)
     assert code == 0
-    assert f"refresh it at every commit: cd {root} && {printed}\n" in out
+    assert f"     cd {root} && {printed}\n" in out
 
 
 # ---------------------------------------------------------------------------
@@ -208,7 +210,7 @@ def test_graphify_s_default_layout_is_left_alone(
     assert code == 0
     assert not (root / ".graphify").exists()
     assert "graph layout: the graph is in graphify-out/ (graphify's default" in out
-    assert f"refresh it at every commit: cd {root} && graphify hook install\n" in out
+    assert f"     cd {root} && graphify hook install\n" in out
     assert "graphify-out" not in (root / ".gitignore").read_text().splitlines()
     assert _manifest(root)["layout"] == {}
 
