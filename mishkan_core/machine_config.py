@@ -18,7 +18,8 @@ Without it the shim takes the first ``python3`` on PATH that is not a shim and
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -92,3 +93,23 @@ def read(environ: Mapping[str, str] | None = None) -> MachineConfig | None:
     except OSError:
         return None
     return parse(data) if data is not None else None
+
+
+@contextmanager
+def elsewhere(root: Path) -> Iterator[None]:
+    """This machine's config and bytecode under ``root`` while the block runs
+    (``$XDG_CONFIG_HOME`` and ``$XDG_CACHE_HOME`` in this process's
+    environment, and so in every command it starts): a throwaway install, as
+    the demo's and the session bench's, leaves the user's own untouched."""
+    names = ("XDG_CONFIG_HOME", "XDG_CACHE_HOME")
+    before = {name: os.environ.get(name) for name in names}
+    os.environ["XDG_CONFIG_HOME"] = str(root / "config")
+    os.environ["XDG_CACHE_HOME"] = str(root / "cache")
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value

@@ -164,9 +164,7 @@ def test_the_dry_run_shows_the_link_and_writes_nothing(
     assert code == 0
     assert "graph layout: would link graphify-out -> .graphify (and create .graphify/)" in err
     assert "+graphify-out\n" in out  # the .gitignore diff
-    assert (
-        f"     cd {root} && graphify hook install\n" in err
-    )  # as it will be after install
+    assert f"     cd {root} && graphify hook install\n" in err  # as it will be after install
     assert _tree(root) == before
     assert _run(root, capsys)[0] == 0
     code, _out, err = _run(root, capsys, "--uninstall", "--dry-run")
