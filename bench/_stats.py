@@ -239,7 +239,7 @@ def registered_cost(
     Code starts them: the median and worst over scenarios of each one's p95
     ratio to the bare interpreter (issue 29's shim, the one-line registration
     before it, a bare start through the shell, and any shim variant timed)."""
-    arms = ("registered", "registered_pre_shim", "bare_sh", "registered_bash", "registered_exec")
+    arms = ("registered", "registered_pre_shim", "bare_sh", "registered_sh", "registered_bash")
     names = {"registered_pre_shim": "pre_shim"}
     out: dict[str, dict[str, float]] = {}
     for py, scenarios in results.items():

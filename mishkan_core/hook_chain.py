@@ -9,10 +9,10 @@ module knows, for Claude Code CLI 2.1.69 to 2.1.332 (docs/versions.md):
   security and model-route hooks, and graphify's own Claude hooks
   (``graphify claude install`` registers ``graphify hook-guard``);
 * **the registered command** (:func:`hook_command`, :func:`parse_command`):
-  ``sh "$CLAUDE_PROJECT_DIR/<hooks dir>/graphify-nudge.sh" --mode=<mode>
-  2>/dev/null || true``, the same line on every machine (the shim picks this
-  machine's interpreter: :mod:`mishkan_core.machine_config`), and the forms
-  earlier installs wrote;
+  ``mode=<mode> hooks="$CLAUDE_PROJECT_DIR/<hooks dir>"; command .
+  "$hooks/graphify-nudge.sh" 2>/dev/null || true``, the same line on every
+  machine (the shim picks this machine's interpreter:
+  :mod:`mishkan_core.machine_config`), and the forms earlier installs wrote;
 * **which tool calls a matcher selects** (:func:`matcher_matches`), the way the
   CLI does it, aliases included;
 * **the settings scopes** Claude Code merges (:func:`settings_scopes`) and the
@@ -55,9 +55,10 @@ TIMEOUT = 10
 #: beside it would run instead), its bytecode from the directory after the
 #: hooks dir in argv (graphify_nudge.load_code), then run.
 IMPORT_CODE = graphify_nudge.load_code(HOOK_MODULE) + "module.main()\n"
-#: what follows the shim's path and ``--mode=`` on the registered command: the
-#: shim's own failures (no interpreter, a broken hook file, the shim itself
-#: missing) reach Claude Code as exit 0 with nothing on stderr
+#: what follows the shim on the registered command: its failures (no
+#: interpreter, a broken hook file, the shim itself missing or cut) reach
+#: Claude Code as exit 0 with nothing on stderr. ``command .`` makes a missing
+#: or unparsable file an error rather than the end of Claude Code's shell.
 FAIL_OPEN = "2>/dev/null || true"
 
 #: the events the hook handles (docs/hook.md): PostToolUseFailure is what
@@ -256,15 +257,16 @@ def _shell_path(path: Path, ref: str, base: Path) -> str | None:
 def hook_command(
     hooks_dir: Path, project: Path, mode: str, *, root_ref: str = PROJECT_DIR_REF
 ) -> str:
-    """The command install registers: ``sh`` running the shim beside the hook,
-    the mode, and :data:`FAIL_OPEN`. A hooks dir inside the project is written
-    relative to ``$CLAUDE_PROJECT_DIR`` (a plugin's, ``project`` being then the
-    plugin, relative to ``root_ref`` :data:`PLUGIN_ROOT_REF`), so the line names
-    no path of one machine and is the same for every teammate; the interpreter
-    and the bytecode directory are this machine's (:mod:`mishkan_core.machine_config`)."""
-    shim = hooks_dir / SHIM_FILE
-    where = _shell_path(shim, root_ref, project) or shlex.quote(str(shim))
-    return f"sh {where} --mode={mode} {FAIL_OPEN}"
+    """The command install registers: the mode and the hooks dir as shell
+    variables, Claude Code's ``/bin/sh`` reading the shim beside the hook
+    (``command .``: no second shell, measured in docs/install.md), and
+    :data:`FAIL_OPEN`. A hooks dir inside the project is written relative to
+    ``$CLAUDE_PROJECT_DIR`` (a plugin's, ``project`` being then the plugin,
+    relative to ``root_ref`` :data:`PLUGIN_ROOT_REF`), so the line names no path
+    of one machine and is the same for every teammate; the interpreter and the
+    bytecode directory are this machine's (:mod:`mishkan_core.machine_config`)."""
+    where = _shell_path(hooks_dir, root_ref, project) or shlex.quote(str(hooks_dir))
+    return f'mode={mode} hooks={where}; command . "$hooks/{SHIM_FILE}" {FAIL_OPEN}'
 
 
 @dataclass(frozen=True)
@@ -273,12 +275,12 @@ class Command:
 
     text: str
     program: str  # as written: an absolute path, a bare name, ...
-    #: "shim" (what install writes: ``sh <hooks dir>/graphify-nudge.sh``), "import"
+    #: "shim" (what install writes: ``command . "$hooks/graphify-nudge.sh"``), "import"
     #: (installs before issue 29: a one-line program naming an interpreter),
     #: "script" (runs the hook file by path), "other"
     form: str
     hooks_dir: str | None  # the hooks directory, as written (shim and import forms)
-    script: str | None  # the file ``sh`` or the interpreter runs, as written
+    script: str | None  # the file the shell reads or the interpreter runs, as written
     mode: str | None  # the value of --mode=, if any
     isolated: bool  # -I and -S both given
     pycache_prefix: str | None = None  # where its bytecode is: the operand after hooks_dir
@@ -288,25 +290,34 @@ def command_words(text: str) -> list[str]:
     """The command's shell words from its program on: leading ``NAME=value``
     assignments and ``env`` dropped. Raises ``ValueError`` when the text does
     not split as shell words."""
-    words = shlex.split(text)
+    return _assignments(shlex.split(text))[1]
+
+
+def _assignments(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The leading ``NAME=value`` words (and ``env``), as a mapping (a word
+    ending the assignments with ``;`` loses it), and the words after them."""
+    assigned: dict[str, str] = {}
     while words and (_ASSIGNMENT.match(words[0]) or words[0] == "env"):
-        words.pop(0)
-    return words
+        name, _eq, value = words.pop(0).partition("=")
+        if _eq:
+            assigned[name] = value[:-1] if value.endswith(";") else value
+    return assigned, words
 
 
 def parse_command(text: str) -> Command:
     """Raises ``ValueError`` when the text does not split as shell words."""
-    words = command_words(text)
+    assigned, words = _assignments(shlex.split(text))
     if not words:
         raise ValueError("empty command")
     program, rest = words[0], words[1:]
+    if program == "command" and rest[:1] == ["."] and rest[1:2] == [f"$hooks/{SHIM_FILE}"]:
+        hooks_dir = assigned.get("hooks")
+        script = f"{hooks_dir}/{SHIM_FILE}" if hooks_dir is not None else None
+        return Command(text, ".", "shim", hooks_dir, script, assigned.get("mode"), True)
     mode = next((w[len("--mode=") :] for w in rest if w.startswith("--mode=")), None)
     flags = {w for w in rest if w.startswith("-") and not w.startswith("--")}
     isolated = any("I" in f for f in flags) and any("S" in f for f in flags)
     script = next((w for w in rest if not w.startswith("-")), None)
-    if script is not None and os.path.basename(script) == SHIM_FILE:
-        hooks_dir = os.path.dirname(script) or "."
-        return Command(text, program, "shim", hooks_dir, script, mode, True)
     if "-c" in rest:
         at = rest.index("-c") + 1
         code = rest[at] if at < len(rest) else ""

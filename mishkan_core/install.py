@@ -27,9 +27,9 @@ What it does, in order:
      agent's call starts an interpreter; SessionStart stays in settings, so a
      session with the hook off is still recorded.
 
-   The command is ``sh "$CLAUDE_PROJECT_DIR/<dir>/graphify-nudge.sh"
-   --mode=<mode> 2>/dev/null || true``, the same bytes on every machine: the
-   mode is a default an exported MISHKAN_GRAPHIFY_NUDGE overrides. Settings
+   The command is ``mode=<mode> hooks="$CLAUDE_PROJECT_DIR/<dir>"; command .
+   "$hooks/graphify-nudge.sh" 2>/dev/null || true``, the same bytes on every
+   machine: the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE overrides. Settings
    ``env`` would override the user's shell, so install writes none (and
    removes the one earlier versions wrote).
 4. Makes the graph one directory: links ``graphify-out -> .graphify``

@@ -1,10 +1,11 @@
 """This machine's choices for the graphify-nudge hook, kept outside every repository.
 
 The registered command is the same line on every machine and for every
-teammate (``sh "$CLAUDE_PROJECT_DIR/<hooks dir>/graphify-nudge.sh" --mode=...``,
-:func:`mishkan_core.hook_chain.hook_command`). What differs per machine lives
-in a small file that ``mishkan install`` writes on each machine and the shim
-(``mishkan_core/data/graphify-nudge.sh``) reads at every call:
+teammate (``mode=... hooks="$CLAUDE_PROJECT_DIR/<hooks dir>"; command .
+"$hooks/graphify-nudge.sh" ...``, :func:`mishkan_core.hook_chain.hook_command`).
+What differs per machine lives in a small file that ``mishkan install`` writes
+on each machine and the shim (``mishkan_core/data/graphify-nudge.sh``) reads
+at every call:
 
     ${XDG_CONFIG_HOME:-~/.config}/mishkan/graphify-nudge.conf
     python=/abs/path/to/python3.X    which interpreter runs the hook

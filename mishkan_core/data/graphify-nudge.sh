@@ -1,26 +1,26 @@
 # graphify-nudge.sh: starts the graphify-nudge hook (graphify_nudge.py, beside
 # this file) for Claude Code, on any machine. `mishkan install` registers it as
 #
-#   sh "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks/graphify-nudge.sh" --mode=advise 2>/dev/null || true
+#   mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; command . "$hooks/graphify-nudge.sh" 2>/dev/null || true
 #
-# (the same line for every teammate: no path of one machine). What differs per
-# machine, it reads from a file outside the repository that `mishkan install`
-# writes on each machine:
+# the same line for every teammate: no path of one machine. Claude Code runs it
+# with /bin/sh -c, and that shell reads this file (`.`) rather than starting
+# another one: a process fewer on every tool call (docs/install.md, "What it
+# costs"). So this file sets only the lower-case variables below, and starts
+# Python as a child: whatever fails here or in Python, `command .` (a missing
+# or broken file is an error, not the end of the shell) and `2>/dev/null ||
+# true` give Claude Code exit 0 and nothing on stdout or stderr.
+#
+# What differs per machine it reads from a file outside the repository that
+# `mishkan install` writes on each machine:
 #
 #   ${XDG_CONFIG_HOME:-$HOME/.config}/mishkan/graphify-nudge.conf
 #   python=/abs/path/to/python3.X   the interpreter (never a version-manager shim)
 #   pycache=/abs/path               where the hook's bytecode is (outside every repository)
 #
-# Without that file (a teammate who has not run `mishkan install`), the first
-# python3 on PATH that is not a shim, and the user's cache directory: it works,
-# and its first call compiles the hook there. The hook fails open, and so does
-# this file: whatever fails here, the registered `2>/dev/null || true` gives
-# Claude Code exit 0 and nothing on stdout or stderr (docs/install.md).
-
-case $0 in
-    */*) hooks=${0%/*} ;;
-    *) hooks=. ;;
-esac
+# Without that file (a teammate who has not run `mishkan install`): the first
+# python3 on PATH that is not a shim, and the user's cache directory; it works,
+# and its first call compiles the hook there.
 
 python=
 pycache=
@@ -60,7 +60,7 @@ fi
 # hooks directory's __pycache__ (which a clone or a PR can ship). It is
 # graphify_nudge.load_code("graphify_nudge"), the loader the hook also spawns
 # its index builder with (tests/install/test_shim.py holds the two equal).
-exec "$python" -I -S -B -c '
+"$python" -I -S -B -c '
 import sys, _frozen_importlib as bootstrap, _frozen_importlib_external as external
 cache = sys.argv.pop(2) if sys.argv[2:3] and sys.argv[2][:2] != "--" else ""
 sys.pycache_prefix = cache or "/dev/null"
@@ -74,4 +74,4 @@ module._pycache = cache
 sys.pycache_prefix = None
 sys.dont_write_bytecode = writes
 module.main()
-' "$hooks" "$pycache" "$@"
+' "$hooks" "$pycache" --mode="$mode"

@@ -224,7 +224,7 @@ def test_every_registered_command_is_short_and_names_no_path_of_one_machine(
                    os.path.realpath(sys.executable), "python", ".cache", ".config")  # fmt: skip
         for machine_path in machine:
             assert machine_path not in command, (machine_path, command)
-        assert command.startswith('sh "$CLAUDE_PROJECT_DIR/'), command
+        assert command.startswith('mode=advise hooks="$CLAUDE_PROJECT_DIR/'), command
 
 
 def test_a_teammate_s_install_leaves_settings_byte_identical_and_git_clean(

@@ -66,7 +66,7 @@ def test_a_mode_change_replaces_the_lines() -> None:
     advise = agent_file.install(STYLES["bare"], CMD, hook_chain.TOOL_EVENTS)
     off = agent_file.install(advise, CMD.replace("advise", "off"), hook_chain.TOOL_EVENTS)
     lines = sum(len(hook_chain.GROUPS[e]) for e in hook_chain.TOOL_EVENTS)
-    assert "--mode=advise" not in off and off.count("--mode=off") == lines
+    assert "mode=advise " not in off and off.count("mode=off ") == lines
     assert agent_file.uninstall(off) == STYLES["bare"]
 
 

@@ -45,14 +45,14 @@ def test_the_registered_command_names_no_path_of_one_machine() -> None:
     """Issue 29: one short line for every machine and teammate, that a reviewer
     reads: the shim by its place in the project, the mode, fail-open."""
     assert SHIM_FORM == (
-        'sh "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks/graphify-nudge.sh" --mode=advise '
-        "2>/dev/null || true"
+        'mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
     )
     assert len(SHIM_FORM) <= 200
     parsed = hc.parse_command(SHIM_FORM)
     assert (parsed.form, parsed.program, parsed.mode, parsed.isolated) == (
         "shim",
-        "sh",
+        ".",
         "advise",
         True,
     )
@@ -79,7 +79,9 @@ def test_command_round_trip() -> None:
 
 def test_hooks_dir_outside_and_odd_names_are_quoted() -> None:
     outside = hc.hook_command(Path("/shared hooks"), Path("/p"), "off")
-    assert outside == "sh '/shared hooks/graphify-nudge.sh' --mode=off 2>/dev/null || true"
+    assert outside == (
+        "mode=off hooks='/shared hooks'; command . \"$hooks/graphify-nudge.sh\" 2>/dev/null || true"
+    )
     assert hc.parse_command(outside).hooks_dir == "/shared hooks"
     odd = hc.hook_command(Path('/p/a "b'), Path("/p"), "telemetry")
     assert hc.expand(hc.parse_command(odd).hooks_dir or "", Path("/p")) == '/p/a "b'

@@ -231,14 +231,14 @@ def test_no_chain_hooks_appends(project: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_command_form(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 29: the shim beside the hook, the mode, and the fail-open tail;
-    no interpreter, no home directory, no program on one line."""
+    """Issue 29: the mode, the hooks dir, Claude Code's shell reading the shim
+    beside the hook, the fail-open tail; no interpreter, no home directory."""
     assert _run(project, capsys)[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command == (
-        'sh "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks/graphify-nudge.sh" --mode=telemetry '
-        "2>/dev/null || true"
+        'mode=telemetry hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
     )
     assert "SessionStart" in doc["hooks"] and "matcher" not in doc["hooks"]["SessionStart"][0]
 
@@ -250,8 +250,10 @@ def test_hooks_dir_outside_the_project_is_absolute(
     assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    shim = f"{outside}/graphify-nudge.sh"
-    assert command == f"sh '{shim}' --mode=telemetry 2>/dev/null || true"
+    assert command == (
+        f"mode=telemetry hooks='{outside}'; command . \"$hooks/graphify-nudge.sh\" "
+        "2>/dev/null || true"
+    )
     assert (outside / "graphify_nudge.py").exists()
 
 
@@ -351,7 +353,7 @@ def test_mode_change_touches_only_the_mode(
     assert len(before) == len(after)
     groups = sum(len(g) for g in hook_chain.GROUPS.values())
     assert len(changed) == groups  # one command line per group install wrote
-    assert all(a.replace("--mode=telemetry", "--mode=advise") == b for a, b in changed)
+    assert all(a.replace("mode=telemetry", "mode=advise") == b for a, b in changed)
 
 
 def test_rerun_keeps_the_installed_mode(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -388,7 +390,7 @@ def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str
     assert out.startswith(
         "# scope: project\n--- a/.claude/settings.json\n+++ b/.claude/settings.json\n"
     )
-    assert "--mode=telemetry" in out and "MISHKAN_GRAPHIFY_NUDGE" not in out
+    assert "mode=telemetry hooks=" in out and "MISHKAN_GRAPHIFY_NUDGE" not in out
     assert "# scope: gitignore\n--- /dev/null\n+++ b/.gitignore\n" in out
     assert "would save the previous settings" in err
     for name in ("graphify_nudge.py", "graphify_nudge_index.py"):
@@ -586,7 +588,7 @@ def test_scope_agents_round_trip(project: Path, capsys: pytest.CaptureFixture[st
     for name in AGENTS:
         text = (project / ".claude" / "agents" / f"{name}.md").read_text()
         lines = sum(len(hook_chain.GROUPS[e]) for e in hook_chain.TOOL_EVENTS)
-        assert text.count("--mode=advise") == lines, name
+        assert text.count("mode=advise ") == lines, name
         assert f"updated .claude/agents/{name}.md" in out
     assert (project / ".claude" / "agents" / "hiram.md").read_bytes() == b"---\nname: hiram\n---\n"
 

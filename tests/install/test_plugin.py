@@ -111,7 +111,8 @@ def test_registers_in_the_plugin_after_security_and_model_route(
     assert {h.command for h in _ours(doc)} == {command}
     # the interpreter and the bytecode directory are those of the machine the hook runs on
     assert command == (
-        'sh "${CLAUDE_PLUGIN_ROOT}/hooks/graphify-nudge.sh" --mode=advise 2>/dev/null || true'
+        'mode=advise hooks="${CLAUDE_PLUGIN_ROOT}/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
     )
     parsed = hook_chain.parse_command(command)
     assert parsed.form == "shim" and parsed.hooks_dir == "${CLAUDE_PLUGIN_ROOT}/hooks"

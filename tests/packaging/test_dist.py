@@ -195,8 +195,8 @@ def test_the_installed_wheel_installs_the_hook_from_a_clean_venv(
     command = _hook_command(project / ".claude" / "settings.json")
     # the same line on every machine; this machine's interpreter in its own config
     assert command == (
-        'sh "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks/graphify-nudge.sh" --mode=advise '
-        "2>/dev/null || true"
+        'mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
     )
     config = (tmp_path / ".config" / "mishkan" / "graphify-nudge.conf").read_text()
     assert f"python={os.path.realpath(str(venv / 'bin' / 'python'))}\n" in config

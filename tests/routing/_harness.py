@@ -2,7 +2,7 @@
 
 :func:`build` lays out what a MISHKAN machine has: a git project with the
 good settings (security, model-route, then graphify-nudge as install writes
-it: ``sh "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks/graphify-nudge.sh" ...``),
+it: ``mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; command . ...``),
 the hook's files and its ``.pyc`` compiled by this interpreter into the
 bytecode directory, this machine's config naming both, six agents,
 graphify's four refresh hooks in ``.git/hooks``, one graph in ``.graphify/``
