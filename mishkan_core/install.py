@@ -1080,7 +1080,7 @@ def _home_label(path: Path) -> str:
 
 def _what(change: FileChange, scope: str, mode: str) -> str:
     if change.scope in (SETTINGS.scope, PLUGIN_HOOKS.scope):
-        return f"{', '.join(_settings_events(scope))} (--mode={mode})"
+        return f"{', '.join(_settings_events(scope))} (mode {mode})"
     if change.scope == "machine":
         python = machine_config.parse(change.new or b"").python
         return f"this machine's Python for the hook is {python}"
@@ -1091,7 +1091,7 @@ def _what(change: FileChange, scope: str, mode: str) -> str:
         after = (change.new or b"").decode("utf-8", "surrogateescape").splitlines()
         return ", ".join(line for line in after if line not in before)
     if change.scope.startswith("agent") and scope == "agents":
-        return f"frontmatter hooks {', '.join(hook_chain.TOOL_EVENTS)} (--mode={mode})"
+        return f"frontmatter hooks {', '.join(hook_chain.TOOL_EVENTS)} (mode {mode})"
     return "removed the graphify-nudge hooks"
 
 
