@@ -2125,9 +2125,11 @@ def _builder_dir() -> "Optional[str]":
 
 def load_code(*modules: str) -> str:
     """Python for `-c` that loads each module from `<sys.argv[1]>/<module>.py`
-    by that path, in order, and leaves the last one in `m`; `sys.argv[2]` is
-    where its bytecode is (taken out of argv, so the module sees the argv it
-    always did).
+    by that path, in order, and leaves the last one in `module`; `sys.argv[2]`
+    is where its bytecode is (taken out of argv, so the module sees the argv it
+    always did). One statement a line: graphify-nudge.sh, the registered shim,
+    carries `load_code("graphify_nudge")` verbatim for a reviewer to read
+    (tests/install/test_shim.py), and the builder is spawned with it below.
 
     Never by name through sys.path: a file beside the hook that the import
     system prefers (a `graphify_nudge/` package, a `graphify_nudge*.so`) or a
@@ -2145,24 +2147,33 @@ def load_code(*modules: str) -> str:
     compiled from source on every call, never from bytecode found beside it.
     The modules' top-level imports are built in (the builder's are imported
     before, `_BUILDER_CODE`), so no other bytecode goes there."""
-    head = (
-        "import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
-        'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null";'
-        "w=sys.dont_write_bytecode;sys.dont_write_bytecode=not p"
-    )
-    steps = [
-        f's=e.spec_from_file_location("{name}",a[1]+"/{name}.py");m=b.module_from_spec(s);'
-        f'sys.modules["{name}"]=m;s.loader.exec_module(m);m._pycache=p'
-        for name in modules
+    head = [
+        "import sys, _frozen_importlib as bootstrap, _frozen_importlib_external as external",
+        'cache = sys.argv.pop(2) if sys.argv[2:3] and sys.argv[2][:2] != "--" else ""',
+        'sys.pycache_prefix = cache or "/dev/null"',
+        "writes = sys.dont_write_bytecode",
+        "sys.dont_write_bytecode = not cache",
     ]
-    return ";".join([head, *steps, "sys.pycache_prefix=None;sys.dont_write_bytecode=w"])
+    steps = [
+        line
+        for name in modules
+        for line in (
+            f'spec = external.spec_from_file_location("{name}", sys.argv[1] + "/{name}.py")',
+            "module = bootstrap.module_from_spec(spec)",
+            f'sys.modules["{name}"] = module',
+            "spec.loader.exec_module(module)",
+            "module._pycache = cache",
+        )
+    ]
+    tail = ["sys.pycache_prefix = None", "sys.dont_write_bytecode = writes"]
+    return "".join(f"{line}\n" for line in (*head, *steps, *tail))
 
 
 #: the builder's top-level imports that are files (a test checks the list):
 #: imported before the prefix is set, so they keep their own bytecode
 _BUILDER_IMPORTS: "Final" = "bisect,contextlib,json,re"
 _BUILDER_CODE: "Final" = (
-    f"import {_BUILDER_IMPORTS};" + load_code("graphify_nudge", INDEX_BUILDER) + ";m.main()"
+    f"import {_BUILDER_IMPORTS}\n" + load_code("graphify_nudge", INDEX_BUILDER) + "module.main()\n"
 )
 
 

@@ -954,6 +954,9 @@ HOOK_POST_MERGE: "Final" = "hook-post-merge"
 HOOK_POST_REWRITE: "Final" = "hook-post-rewrite"
 #: graph.json records `graph.graphify_version`; a graph without it is older
 GRAPH_VERSION: "Final" = "graph-version"
+#: a `.graphifyignore` adds to its directory's `.gitignore` (graphify #1363);
+#: before, it replaced it, so what only `.gitignore` kept out went into the graph
+GRAPHIFYIGNORE_ADDS: "Final" = "graphifyignore-adds"
 
 GRAPHIFY_OLDEST: "Final" = "0.8.31"  # D-008's release, the oldest supported
 GRAPHIFY_NEWEST: "Final" = "0.9.96"  # the newest proven (tox -e e2e, tox -e advice)
@@ -965,6 +968,7 @@ GRAPHIFY_SINCE: "Final" = {
     HOOK_POST_MERGE: "0.9.90",
     HOOK_POST_REWRITE: "0.9.92",
     GRAPH_VERSION: "0.9.78",
+    GRAPHIFYIGNORE_ADDS: "0.8.42",
 }
 GRAPHIFY_DIST: "Final" = "graphifyy"
 

@@ -232,6 +232,30 @@ def pycache_cost(
     return out
 
 
+def registered_cost(
+    results: dict[str, dict[str, dict[str, dict[str, Any]]]],
+) -> dict[str, dict[str, float]]:
+    """Per python, the registered commands through ``/bin/sh -c`` as Claude
+    Code starts them: the median and worst over scenarios of each one's p95
+    ratio to the bare interpreter (issue 29's shim, the one-line registration
+    before it, a bare start through the shell, and any shim variant timed)."""
+    arms = ("registered", "registered_pre_shim", "bare_sh", "registered_sh", "registered_bash")
+    names = {"registered_pre_shim": "pre_shim"}
+    out: dict[str, dict[str, float]] = {}
+    for py, scenarios in results.items():
+        row: dict[str, float] = {}
+        for arm in arms:
+            ratios = [a[arm]["ratio_p95"] for a in scenarios.values() if arm in a]
+            if ratios:
+                name = names.get(arm, arm)
+                row[f"{name}_median"] = round(percentile(ratios, 50), 3)
+                row[f"{name}_worst"] = round(max(ratios), 3)
+                row["scenarios"] = float(len(ratios))
+        if "registered_median" in row and "pre_shim_median" in row:
+            out[py] = row
+    return out
+
+
 def _median_of(rows: list[dict[str, Any]], key: str) -> float:
     return percentile([float(r[key]) for r in rows if key in r], 50)
 

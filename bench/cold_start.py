@@ -4,7 +4,9 @@ Every call is a fresh process, spawned with ``os.posix_spawn`` on the absolute
 interpreter binary (never a shim) and reaped with ``os.wait4``, which also
 gives the child's CPU time; stdin, stdout and stderr are files opened before
 the clock starts, so each arm pays exactly the same spawn overhead. In every
-scenario the arms (the hook in both registrations, ``python -I -S -c pass``,
+scenario the arms (the hook loaded as the shim loads it, in earlier
+registrations, and through ``/bin/sh -c`` of the exact registered command, as
+Claude Code starts it; ``python -I -S -c pass``, bare and through ``/bin/sh -c``;
 the naive reference hook and Graphify's own hook-guard) run interleaved
 round-robin, the order rotating each round, so a drift in machine speed hits
 them all alike.
@@ -22,6 +24,7 @@ import argparse
 import gc
 import json
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -36,16 +39,32 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 from bench import _env, _stats
 from bench import _scenarios as sc
-from mishkan_core.hook_chain import IMPORT_CODE
+from mishkan_core import machine_config
+from mishkan_core.hook_chain import IMPORT_CODE, SHIM_FILE, hook_command
 
 REPO = Path(__file__).resolve().parent.parent
 HOOK_FILE = "graphify_nudge.py"
 BUILDER_FILE = "graphify_nudge_index.py"
 DEFAULT_HOOK = REPO / HOOK_FILE
 NAIVE_HOOK = Path(__file__).resolve().parent / "naive_hook.py"
-#: the registration `mishkan install` writes (issue 20): the hook loaded by its
-#: path, its checked hash-based bytecode from a pycache prefix outside the project
+SHIM = REPO / "mishkan_core" / "data" / SHIM_FILE
+#: what the shim runs (issue 20's loader): the hook loaded by its path, its
+#: checked hash-based bytecode from a pycache prefix outside the project
 IMPORT_SNIPPET = IMPORT_CODE
+#: the registration before issue 29, timed beside the shim's through /bin/sh -c:
+#: the same loader as one line, after this machine's interpreter
+PRE_SHIM_SNIPPET = (
+    "import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
+    'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null";'
+    "w=sys.dont_write_bytecode;sys.dont_write_bytecode=not p;"
+    's=e.spec_from_file_location("graphify_nudge",a[1]+"/graphify_nudge.py");'
+    'm=b.module_from_spec(s);sys.modules["graphify_nudge"]=m;s.loader.exec_module(m);m._pycache=p;'
+    "sys.pycache_prefix=None;sys.dont_write_bytecode=w;m.main()"
+)
+#: the registered command's alternatives timed with ``--shim-variants`` (issue
+#: 29): the shim run by a second shell (``sh <shim>``) rather than read by
+#: Claude Code's, and the registered command where /bin/sh is bash
+SHIM_VARIANTS = ("registered_sh", "registered_bash")
 #: the registration before issue 20, timed beside it for what the change costs:
 #: imported by name from the hooks dir, bytecode from its __pycache__
 IN_TREE_SNIPPET = (
@@ -200,6 +219,23 @@ def pycache_of(hooks_dir: Path) -> Path:
     return hooks_dir.parent / "pycache"
 
 
+def config_home(hooks_dir: Path) -> Path:
+    """The bench's XDG_CONFIG_HOME: the machine config the registered command's shim reads."""
+    return hooks_dir.parent / "config"
+
+
+def write_machine_config(interp: _env.Interpreter, hooks_dir: Path) -> None:
+    """What `mishkan install` writes on a machine: this interpreter, this bytecode dir."""
+    path = machine_config.config_path({"XDG_CONFIG_HOME": str(config_home(hooks_dir))})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(machine_config.render(interp.path, pycache_of(hooks_dir)))
+
+
+def registered(command: str) -> list[str]:
+    """How Claude Code starts a hook command: Node's ``shell: true``, ``/bin/sh -c``."""
+    return ["/bin/sh", "-c", command]
+
+
 def compile_hook(interp: _env.Interpreter, hooks_dir: Path) -> None:
     """Precompile the hook (and its index builder, when there is one) for
     ``interp``: as `mishkan install` does (checked hash-based, under the
@@ -231,6 +267,7 @@ class Setup:
     graphify: str | None
     prefill_session: str | None
     io_dir: Path
+    shim_variants: bool = False
 
 
 def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> list[Arm]:
@@ -248,9 +285,19 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
     cache = str(pycache_of(s.hooks_dir))
     hook = [py, "-I", "-S", "-B", "-c", IMPORT_SNIPPET, str(s.hooks_dir), cache]
     in_tree = [py, "-I", "-S", "-c", IN_TREE_SNIPPET, str(s.hooks_dir)]
+    # the registered commands, as install writes them for a hooks dir outside
+    # the project (an absolute path: the bench's fixtures share one hooks dir)
+    shim = hook_command(s.hooks_dir, fixture.root, scen.mode)
+    pre_shim = (
+        f"{shlex.quote(py)} -I -S -B -c '{PRE_SHIM_SNIPPET}' {shlex.quote(str(s.hooks_dir))} "
+        f"{shlex.quote(cache)} --mode={scen.mode}"
+    )
     arms = [
         Arm("bare", [py, "-I", "-S", "-c", "pass"], "silent", maker()),
+        Arm("bare_sh", registered(f"{shlex.quote(py)} -I -S -c pass"), "silent", maker()),
         Arm("hook", hook, scen.expect, maker()),
+        Arm("registered", registered(shim), scen.expect, maker()),
+        Arm("registered_pre_shim", registered(pre_shim), scen.expect, maker()),
         Arm("hook_in_tree", in_tree, scen.expect, maker()),
         Arm(
             "hook_script",
@@ -259,6 +306,13 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
             maker(),
         ),
     ]
+    if s.shim_variants:
+        hooks = shlex.quote(str(s.hooks_dir))
+        second = f"mode={scen.mode} hooks={hooks} sh {hooks}/{SHIM_FILE} 2>/dev/null || true"
+        arms += [
+            Arm("registered_sh", registered(second), scen.expect, maker()),
+            Arm("registered_bash", ["/bin/bash", "-c", shim], scen.expect, maker()),
+        ]
     if scen.naive:
         arms.append(
             Arm(
@@ -276,9 +330,10 @@ def build_arms(s: Setup, scen: sc.Scenario, calls: int, fixture: sc.Fixture) -> 
     return arms
 
 
-def scenario_env(scen: sc.Scenario, fixture: sc.Fixture) -> dict[str, str]:
+def scenario_env(scen: sc.Scenario, fixture: sc.Fixture, hooks_dir: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "HOME", "LANG", "TMPDIR")}
     env.update(CLAUDE_ENV)
+    env["XDG_CONFIG_HOME"] = str(config_home(hooks_dir))
     env["CLAUDE_PROJECT_DIR"] = str(fixture.root)
     env["MISHKAN_GRAPHIFY_NUDGE"] = scen.mode
     # Graphify's hook-guard looks for $GRAPHIFY_OUT/graph.json relative to its
@@ -294,7 +349,7 @@ def scenario_env(scen: sc.Scenario, fixture: sc.Fixture) -> dict[str, str]:
 def run_scenario(s: Setup, scen: sc.Scenario, calls: int) -> dict[str, dict[str, Any]]:
     fixture = s.fixtures[scen.fixture]
     arms = build_arms(s, scen, calls, fixture)
-    env = scenario_env(scen, fixture)
+    env = scenario_env(scen, fixture, s.hooks_dir)
     before: Callable[[], None] | None = None
     if scen.cold_commit_cache:
         cache = fixture.commit_time_cache
@@ -376,6 +431,11 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--max-ratio", type=float, default=_stats.MAX_RATIO)
     p.add_argument("--no-peers", action="store_true", help="skip Graphify's hook-guard")
     p.add_argument(
+        "--shim-variants",
+        action="store_true",
+        help="also time the registered command with bash as its shell, and with exec",
+    )
+    p.add_argument(
         "--peer-dir", default="", help="virtualenvs with the pinned graphifyy, per Python"
     )
     p.add_argument("--install-peers", action="store_true", help="create missing peer virtualenvs")
@@ -422,6 +482,7 @@ def main(argv: list[str] | None = None) -> int:
         hooks_dir.mkdir(parents=True, exist_ok=True)
         provenance.update(_env.hook_provenance(hook))  # what is measured: the file as copied
         shutil.copy2(hook, hooks_dir / HOOK_FILE)
+        shutil.copy2(SHIM, hooks_dir / SHIM_FILE)
         builder = hook.with_name(BUILDER_FILE)  # the index builder it spawns, when it has one
         if builder.is_file():
             provenance["builder"] = _env.hook_provenance(builder)
@@ -464,7 +525,10 @@ def main(argv: list[str] | None = None) -> int:
                 )
                 notes["session_10k"] = {"session": prefill, "lines": lines, "how": how}
                 print(f"bench: session_10k has {lines} earlier telemetry lines ({how})", flush=True)
-            setup = Setup(interp, hooks_dir, fixtures, graphify, prefill, io_dir)
+            write_machine_config(interp, hooks_dir)
+            setup = Setup(
+                interp, hooks_dir, fixtures, graphify, prefill, io_dir, args.shim_variants
+            )
             per: dict[str, dict[str, dict[str, Any]]] = {}
             for scen in scenarios:
                 print(f"bench: python {interp.full_version} {scen.key} ...", end="", flush=True)
@@ -485,6 +549,7 @@ def main(argv: list[str] | None = None) -> int:
     notes["elapsed_s"] = round(time.time() - started, 1)
     notes["registration"] = _stats.registration_gain(results)
     notes["pycache_cost"] = _stats.pycache_cost(results)
+    notes["registered"] = _stats.registered_cost(results)
     settings = {
         "calls": calls,
         "warmup": WARMUP_CALLS,
@@ -492,6 +557,11 @@ def main(argv: list[str] | None = None) -> int:
         "import_registration": (
             f"python -I -S -B -c '{IMPORT_SNIPPET}' <hooks dir> <bytecode dir>"
         ),
+        "registered": "/bin/sh -c 'mode=<mode> hooks=<hooks dir>; command . "
+        '"$hooks/graphify-nudge.sh" 2>/dev/null || true\' (issue 29: what install registers)',
+        "registered_pre_shim": f"/bin/sh -c \"python -I -S -B -c '{PRE_SHIM_SNIPPET}' <hooks dir> "
+        '<bytecode dir> --mode=<mode>" (before issue 29)',
+        "bare_sh": "/bin/sh -c 'python -I -S -c pass'",
         "in_tree_registration": f"python -I -S -c '{IN_TREE_SNIPPET}' <hooks dir> (before #20)",
         "script_registration": "python -I -S <hooks dir>/graphify_nudge.py",
         "bare": "python -I -S -c pass",
@@ -521,6 +591,17 @@ def main(argv: list[str] | None = None) -> int:
             f" {c['median_p95_ratio']:.3f}x ({c['median_p95_extra_ms']:+.2f} ms) p95 (median of"
             f" {c['scenarios']:.0f} scenarios) against the in-tree import registration"
         )
+    for py, r in notes["registered"].items():
+        print(
+            f"python {py}: through /bin/sh -c, p95 ratio to a bare start (median / worst of"
+            f" {r['scenarios']:.0f} scenarios): registered {r['registered_median']:.3f}x /"
+            f" {r['registered_worst']:.3f}x, before issue 29 {r['pre_shim_median']:.3f}x /"
+            f" {r['pre_shim_worst']:.3f}x; a bare start through /bin/sh -c"
+            f" {r['bare_sh_median']:.3f}x"
+        )
+        for variant in SHIM_VARIANTS:
+            if f"{variant}_median" in r:
+                print(f"python {py}: {variant} {r[f'{variant}_median']:.3f}x (median p95 ratio)")
     for py, note in peers.items():
         print(f"python {py} peer: {note}")
     if args.json:

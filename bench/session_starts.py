@@ -262,13 +262,17 @@ def _run(command: str, stdin: bytes, env: dict[str, str], cwd: Path) -> tuple[fl
 
 
 def measure(rounds: int, python: str) -> dict[str, Any]:
+    from mishkan_core import machine_config
+
     session = calls()
     plan = {arm.name: starts(arm, session) for arm in arms()}
     bare = f"{python} -I -S -c pass"
     totals: dict[str, list[float]] = {name: [] for name in plan}
     per_start: dict[str, list[float]] = {name: [] for name in [*plan, "bare"]}
     advised: dict[str, int] = dict.fromkeys(plan, 0)
-    with tempfile.TemporaryDirectory(prefix="mishkan-bench-sessions-") as tmp:
+    prefix = "mishkan-bench-sessions-"
+    # install's config and bytecode go into the throwaway dir, not the user's
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp, machine_config.elsewhere(Path(tmp)):
         root = Path(tmp) / "project"
         command = make_project(root, python)
         names = list(plan)

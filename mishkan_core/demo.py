@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import child, graph_refresh
+from mishkan_core import child, graph_refresh, machine_config
 from mishkan_core.metrics.glossary import why_silent
 
 SESSION = "demo-5f0c2b1e"
@@ -75,18 +75,13 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if args.project:
         return _demo(Path(args.project).resolve())
-    with tempfile.TemporaryDirectory(prefix="mishkan-demo-") as tmp:
-        # the hook's bytecode goes beside the throwaway project, not into the
-        # user's cache (install writes it under $XDG_CACHE_HOME)
-        before = os.environ.get("XDG_CACHE_HOME")
-        os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
-        try:
-            return _demo(Path(tmp) / "project")
-        finally:
-            if before is None:
-                del os.environ["XDG_CACHE_HOME"]
-            else:
-                os.environ["XDG_CACHE_HOME"] = before
+    # the hook's bytecode and this machine's hook config go beside the
+    # throwaway project, not into the user's (install writes both)
+    with (
+        tempfile.TemporaryDirectory(prefix="mishkan-demo-") as tmp,
+        machine_config.elsewhere(Path(tmp)),
+    ):
+        return _demo(Path(tmp) / "project")
 
 
 def _git(root: Path, *argv: str) -> str:

@@ -442,6 +442,21 @@ def hook_install_command(out: str) -> str:
     return _with_out(out, "graphify hook install")
 
 
+#: the build that gives a project its graph: typed in the project's root
+FIRST_BUILD = "graphify update ."
+
+
+def first_build_command(out: str) -> str:
+    """The command that builds (or rebuilds) the whole graph of the project's
+    code, in the project's root: ``graphify update .`` on every supported
+    release, whatever the graph holds now. Measured on 0.8.31 and 0.9.96: it
+    builds the graph from the AST without an LLM key (0.8.31's ``extract
+    --code-only`` asks for one), with or without an earlier graph, and
+    writes a graph with fewer nodes than the one before without ``--force``
+    (a graph that held the hook's files shrinks to the project's own)."""
+    return _with_out(out, FIRST_BUILD)
+
+
 def hook_install_line(project: Path, out: str) -> str:
     """:func:`hook_install_command`, run from ``project``."""
     return f"cd {shlex.quote(str(project))} && {hook_install_command(out)}"

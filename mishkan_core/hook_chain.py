@@ -9,8 +9,10 @@ module knows, for Claude Code CLI 2.1.69 to 2.1.332 (docs/versions.md):
   security and model-route hooks, and graphify's own Claude hooks
   (``graphify claude install`` registers ``graphify hook-guard``);
 * **the registered command** (:func:`hook_command`, :func:`parse_command`):
-  ``<abs python> -I -S -B -c '<IMPORT_CODE>' "$CLAUDE_PROJECT_DIR/<hooks dir>"
-  "$HOME/.cache/mishkan/pycache" --mode=<mode>``;
+  ``mode=<mode> hooks="$CLAUDE_PROJECT_DIR/<hooks dir>"; command .
+  "$hooks/graphify-nudge.sh" 2>/dev/null || true``, the same line on every
+  machine (the shim picks this machine's interpreter:
+  :mod:`mishkan_core.machine_config`), and the forms earlier installs wrote;
 * **which tool calls a matcher selects** (:func:`matcher_matches`), the way the
   CLI does it, aliases included;
 * **the settings scopes** Claude Code merges (:func:`settings_scopes`) and the
@@ -35,22 +37,29 @@ from typing import Any
 import graphify_nudge
 from mishkan_core import claude_cli, json_text, safe_files
 
+#: where install puts the hook in a project (D-009: ``payload/mishkan/hooks``)
+DEFAULT_HOOKS_DIR = "payload/mishkan/hooks"
 HOOK_MODULE = "graphify_nudge"
 HOOK_FILE = "graphify_nudge.py"
 #: the hook's index builder, which install puts beside it (graphify_nudge.INDEX_BUILDER)
 BUILDER_MODULE = "graphify_nudge_index"
 BUILDER_FILE = "graphify_nudge_index.py"
+#: the POSIX sh shim install registers, beside the hook (mishkan_core/data/)
+SHIM_FILE = "graphify-nudge.sh"
 ENV_KEY = "MISHKAN_GRAPHIFY_NUDGE"
 #: the hook's modes (graphify_nudge: anything else means telemetry)
 MODES = ("telemetry", "advise", "off")
 TIMEOUT = 10
-#: The registered command's code: the hook loaded from its file by path, never
-#: by name through sys.path (a `graphify_nudge/` package, a `.so` or a `json.py`
-#: beside it would run instead), its bytecode from the directory named after
-#: the hooks dir (graphify_nudge.load_code), then run.
-IMPORT_CODE = graphify_nudge.load_code(HOOK_MODULE) + ";m.main()"
-#: where, under the user's cache directory, install keeps the hook's bytecode
-PYCACHE_PARTS = ("mishkan", "pycache")
+#: The Python the shim runs: the hook loaded from its file by path, never by
+#: name through sys.path (a `graphify_nudge/` package, a `.so` or a `json.py`
+#: beside it would run instead), its bytecode from the directory after the
+#: hooks dir in argv (graphify_nudge.load_code), then run.
+IMPORT_CODE = graphify_nudge.load_code(HOOK_MODULE) + "module.main()\n"
+#: what follows the shim on the registered command: its failures (no
+#: interpreter, a broken hook file, the shim itself missing or cut) reach
+#: Claude Code as exit 0 with nothing on stderr. ``command .`` makes a missing
+#: or unparsable file an error rather than the end of Claude Code's shell.
+FAIL_OPEN = "2>/dev/null || true"
 
 #: the events the hook handles (docs/hook.md): PostToolUseFailure is what
 #: CLI 2.1.197 fires when a lookup exits non-zero
@@ -233,17 +242,6 @@ _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _SHELL_SPECIAL = re.compile(r'(["\\$`])')
 
 
-def pycache_dir(environ: Mapping[str, str] | None = None) -> Path:
-    """Where install writes the hook's bytecode and the registered command
-    loads it from (its operand after the hooks dir): ``$XDG_CACHE_HOME/mishkan/pycache``,
-    else ``~/.cache/mishkan/pycache``. Outside every repository: bytecode in
-    the hooks directory, which a clone or a PR can ship, is never loaded."""
-    environ = os.environ if environ is None else environ
-    base = environ.get("XDG_CACHE_HOME", "")
-    root = Path(base) if os.path.isabs(base) else Path(os.path.expanduser("~")) / ".cache"
-    return root.joinpath(*PYCACHE_PARTS)
-
-
 def _shell_path(path: Path, ref: str, base: Path) -> str | None:
     """``path`` as a double-quoted shell word relative to ``ref`` (a variable
     reference, ``$HOME``, whose value is ``base``), if it is under ``base``."""
@@ -257,27 +255,18 @@ def _shell_path(path: Path, ref: str, base: Path) -> str | None:
 
 
 def hook_command(
-    python: str,
-    hooks_dir: Path,
-    project: Path,
-    mode: str,
-    *,
-    pycache: Path | None = None,
-    root_ref: str = PROJECT_DIR_REF,
+    hooks_dir: Path, project: Path, mode: str, *, root_ref: str = PROJECT_DIR_REF
 ) -> str:
-    """The command install registers. A hooks dir inside the project is written
-    relative to ``$CLAUDE_PROJECT_DIR`` (a plugin's, ``project`` being then the
-    plugin, relative to ``root_ref`` :data:`PLUGIN_ROOT_REF`), and the bytecode
-    directory (``pycache``, default :func:`pycache_dir`) relative to ``$HOME``
-    when it is under it, so the command travels with the repo or the plugin.
-    ``-B``: nothing but the hook's own modules ever writes bytecode, and those
-    only under ``pycache``, outside every repository (docs/threat_model.md)."""
+    """The command install registers: the mode and the hooks dir as shell
+    variables, Claude Code's ``/bin/sh`` reading the shim beside the hook
+    (``command .``: no second shell, measured in docs/install.md), and
+    :data:`FAIL_OPEN`. A hooks dir inside the project is written relative to
+    ``$CLAUDE_PROJECT_DIR`` (a plugin's, ``project`` being then the plugin,
+    relative to ``root_ref`` :data:`PLUGIN_ROOT_REF`), so the line names no path
+    of one machine and is the same for every teammate; the interpreter and the
+    bytecode directory are this machine's (:mod:`mishkan_core.machine_config`)."""
     where = _shell_path(hooks_dir, root_ref, project) or shlex.quote(str(hooks_dir))
-    cache = pycache or pycache_dir()
-    home = Path(os.path.expanduser("~"))
-    prefix = _shell_path(cache, "$HOME", home) if home != Path("/") else None
-    prefix = prefix or shlex.quote(str(cache))
-    return f"{shlex.quote(python)} -I -S -B -c '{IMPORT_CODE}' {where} {prefix} --mode={mode}"
+    return f'mode={mode} hooks={where}; command . "$hooks/{SHIM_FILE}" {FAIL_OPEN}'
 
 
 @dataclass(frozen=True)
@@ -286,9 +275,12 @@ class Command:
 
     text: str
     program: str  # as written: an absolute path, a bare name, ...
-    form: str  # "import" (what install writes), "script" (runs the file by path), "other"
-    hooks_dir: str | None  # the sys.path operand of the import form, as written
-    script: str | None  # the script of the script form, as written
+    #: "shim" (what install writes: ``command . "$hooks/graphify-nudge.sh"``), "import"
+    #: (installs before issue 29: a one-line program naming an interpreter),
+    #: "script" (runs the hook file by path), "other"
+    form: str
+    hooks_dir: str | None  # the hooks directory, as written (shim and import forms)
+    script: str | None  # the file the shell reads or the interpreter runs, as written
     mode: str | None  # the value of --mode=, if any
     isolated: bool  # -I and -S both given
     pycache_prefix: str | None = None  # where its bytecode is: the operand after hooks_dir
@@ -298,21 +290,34 @@ def command_words(text: str) -> list[str]:
     """The command's shell words from its program on: leading ``NAME=value``
     assignments and ``env`` dropped. Raises ``ValueError`` when the text does
     not split as shell words."""
-    words = shlex.split(text)
+    return _assignments(shlex.split(text))[1]
+
+
+def _assignments(words: list[str]) -> tuple[dict[str, str], list[str]]:
+    """The leading ``NAME=value`` words (and ``env``), as a mapping (a word
+    ending the assignments with ``;`` loses it), and the words after them."""
+    assigned: dict[str, str] = {}
     while words and (_ASSIGNMENT.match(words[0]) or words[0] == "env"):
-        words.pop(0)
-    return words
+        name, _eq, value = words.pop(0).partition("=")
+        if _eq:
+            assigned[name] = value[:-1] if value.endswith(";") else value
+    return assigned, words
 
 
 def parse_command(text: str) -> Command:
     """Raises ``ValueError`` when the text does not split as shell words."""
-    words = command_words(text)
+    assigned, words = _assignments(shlex.split(text))
     if not words:
         raise ValueError("empty command")
     program, rest = words[0], words[1:]
+    if program == "command" and rest[:1] == ["."] and rest[1:2] == [f"$hooks/{SHIM_FILE}"]:
+        hooks_dir = assigned.get("hooks")
+        script = f"{hooks_dir}/{SHIM_FILE}" if hooks_dir is not None else None
+        return Command(text, ".", "shim", hooks_dir, script, assigned.get("mode"), True)
     mode = next((w[len("--mode=") :] for w in rest if w.startswith("--mode=")), None)
     flags = {w for w in rest if w.startswith("-") and not w.startswith("--")}
     isolated = any("I" in f for f in flags) and any("S" in f for f in flags)
+    script = next((w for w in rest if not w.startswith("-")), None)
     if "-c" in rest:
         at = rest.index("-c") + 1
         code = rest[at] if at < len(rest) else ""
@@ -324,7 +329,6 @@ def parse_command(text: str) -> Command:
                 prefix,
             )  # fmt: skip
         return Command(text, program, "other", None, None, mode, isolated)
-    script = next((w for w in rest if not w.startswith("-")), None)
     if script is not None and (
         script.endswith(HOOK_FILE) or "graphify-nudge" in os.path.basename(script)
     ):

@@ -6,12 +6,14 @@ What it does, in order:
    (``importlib.util.find_spec("graphify_nudge").origin``) and copies it to
    ``<project>/<hooks-dir>/graphify_nudge.py``, with its index builder
    ``graphify_nudge_index.py`` beside it (the hook spawns it to build its
-   graph index; without it the hook works as it does without an index).
-2. Precompiles both copies with the *target* interpreter, as checked
-   hash-based ``.pyc`` files, into the user's cache
-   (``~/.cache/mishkan/pycache``, :func:`hook_chain.pycache_dir`), never into
-   the hooks directory: the registered command loads them from there (its
-   operand after the hooks dir) and never compiles at run time. Bytecode in the
+   graph index; without it the hook works as it does without an index) and
+   the shim ``graphify-nudge.sh`` that the registered command runs.
+2. Records this machine's choices outside the repository
+   (:mod:`mishkan_core.machine_config`: the interpreter, never a shim, and the
+   bytecode directory) and precompiles both modules with that interpreter, as
+   checked hash-based ``.pyc`` files, into the user's cache
+   (``~/.cache/mishkan/pycache``), never into the hooks directory: the shim
+   loads them from there and never compiles at run time. Bytecode in the
    hooks directory, which a clone or a PR can ship, is never loaded; install
    removes what an earlier install wrote there and names anything else.
 3. Registers the hook (the chain model is :mod:`mishkan_core.hook_chain`):
@@ -25,11 +27,11 @@ What it does, in order:
      agent's call starts an interpreter; SessionStart stays in settings, so a
      session with the hook off is still recorded.
 
-   The command is ``/abs/python -I -S -B -c '<load by path>'
-   "$CLAUDE_PROJECT_DIR/<dir>" "$HOME/.cache/mishkan/pycache" --mode=<mode>``:
-   the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE overrides.
-   Settings ``env`` would override the user's shell, so install writes none
-   (and removes the one earlier versions wrote).
+   The command is ``mode=<mode> hooks="$CLAUDE_PROJECT_DIR/<dir>"; command .
+   "$hooks/graphify-nudge.sh" 2>/dev/null || true``, the same bytes on every
+   machine: the mode is a default an exported MISHKAN_GRAPHIFY_NUDGE overrides. Settings
+   ``env`` would override the user's shell, so install writes none (and
+   removes the one earlier versions wrote).
 4. Makes the graph one directory: links ``graphify-out -> .graphify``
    (relative) when the project follows D-008 (``.graphify/`` is a real
    directory, or neither name exists: then it creates the empty ``.graphify/``
@@ -42,10 +44,14 @@ What it does, in order:
    moves or deletes a graph. See :mod:`mishkan_core.graph_refresh`.
 5. Adds ``.graphify/``, ``.mishkan/`` and, with the link, ``graphify-out``
    to ``.gitignore`` (D-008; without a trailing slash, since git sees the link
-   as a file and ``graphify-out/`` would not match it).
-6. Prints, never runs, the ``graphify hook install`` command that keeps the
-   graph fresh (D-008: a human installs the post-commit hook); with the link
-   it needs no ``GRAPHIFY_OUT``.
+   as a file and ``graphify-out/`` would not match it), and the hook's three
+   files (and D-008's two directories, for graphify before 0.8.42, which reads
+   ``.graphifyignore`` instead of ``.gitignore``) to ``.graphifyignore``, so
+   graphify never puts the hook into the project's graph.
+6. Prints, never runs, what comes next (D-008: a human runs graphify): the
+   command that builds the first graph of the project's code, unless a graph
+   already covers it, then ``graphify hook install``, which keeps it fresh;
+   with the link neither needs ``GRAPHIFY_OUT``.
 
 Idempotent (a second run writes nothing), preserving (every other byte of the
 settings and agent files stays; :mod:`mishkan_core.json_text`,
@@ -73,22 +79,25 @@ import sys
 import tempfile
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
 from mishkan_core import (
     agent_file,
+    graph_coverage,
     graph_refresh,
     hook_chain,
+    ignore_lines,
     install_record,
     json_text,
+    machine_config,
     safe_files,
 )
-from mishkan_core.hook_chain import BUILDER_MODULE, ENV_KEY, HOOK_MODULE, is_shim
+from mishkan_core.hook_chain import BUILDER_MODULE, ENV_KEY, HOOK_MODULE, SHIM_FILE, is_shim
 from mishkan_core.safe_files import Directory, LimitExceeded, UnsafeFile
 
-DEFAULT_HOOKS_DIR = "payload/mishkan/hooks"
+DEFAULT_HOOKS_DIR = hook_chain.DEFAULT_HOOKS_DIR
 #: a plugin's hooks live in ``<plugin>/hooks/``, next to the ``hooks.json`` the CLI reads
 PLUGIN_HOOKS_DIR = "hooks"
 PLUGIN_MANIFEST = (".claude-plugin", "plugin.json")
@@ -100,6 +109,10 @@ LEGACY_RECORD = (".mishkan", "install.json")
 GITIGNORE_LINES = (".graphify/", ".mishkan/")
 #: every line install may add (and so remove): the link's only with the link
 GITIGNORE_ALL = (*GITIGNORE_LINES, graph_refresh.LINK_IGNORE)
+GRAPHIFYIGNORE = ".graphifyignore"
+GRAPHIFYIGNORE_HEADER = (
+    "# mishkan install: the graphify-nudge hook's files are not this project's code"
+)
 #: checked hash-based: the header carries the source's hash, so the interpreter
 #: runs this bytecode only for that very source, whatever its mtime (a tarball
 #: sets mtimes), and two installs of one source write the same header
@@ -115,6 +128,8 @@ MIN_PYTHON = (3, 9)
 #: the modules install copies into the hooks dir and precompiles: the hook,
 #: and the index builder the hook spawns from its own directory
 MODULES = (HOOK_MODULE, BUILDER_MODULE)
+#: every file install copies into the hooks dir: the modules and the shim
+SHIPPED = (*(f"{m}.py" for m in MODULES), SHIM_FILE)
 PYC_HEADER = 16  # magic, flags, source mtime and size, or the source's hash (PEP 552)
 
 
@@ -241,6 +256,14 @@ def resolve_python(explicit: str | None) -> tuple[Python, list[str]]:
 # The hook's files and their compiled cache
 
 
+def shipped_source(name: str) -> Path:
+    """Where a file of :data:`SHIPPED` comes from: a module, found without
+    importing it, or the shim, this package's data."""
+    if name == SHIM_FILE:
+        return Path(__file__).resolve().parent / "data" / SHIM_FILE
+    return source_of(name[: -len(".py")])
+
+
 def source_of(module: str = HOOK_MODULE) -> Path:
     """Where a shipped module's source is, found without importing it."""
     import importlib.util
@@ -309,12 +332,12 @@ class Plan:
     hooks_dir: Path
     hooks_base: Directory  # the hooks dir's anchor
     hooks_parts: tuple[str, ...]
-    pycache: Path  # the registered command's bytecode directory: outside the project
+    pycache: Path  # this machine's bytecode directory for the hook: outside the project
     #: the prefix (or its deepest existing ancestor), opened; None for a
     #: plugin, whose hook writes its own bytecode there on each machine it runs on
     cache_base: Directory | None
     cache_parts: tuple[str, ...]  # from there to the hooks' bytecode directory
-    notes: list[str] = field(default_factory=list)
+    machine: MachineFile  # this machine's config (machine_config), outside the project
     registration: Registration = SETTINGS
 
     @property
@@ -346,6 +369,24 @@ class Plan:
             self.hooks_base.close()
         if self.cache_base is not None:
             self.cache_base.close()
+        self.machine.base.close()
+
+
+@dataclass
+class MachineFile:
+    """Where this machine's config goes (:func:`machine_config.config_path`):
+    its deepest existing ancestor, opened (the user's own directories: links
+    there are theirs to make), and the parts below it."""
+
+    path: Path
+    base: Directory
+    parts: tuple[str, ...]
+
+    @classmethod
+    def at(cls, path: Path, project: Path) -> MachineFile:
+        what = "this machine's hook config"
+        anchor, lead = _outside(path.parent, project, what, "XDG_CONFIG_HOME")
+        return cls(path, Directory.anchor(anchor), lead)
 
 
 def _in_registration_dir(
@@ -368,21 +409,31 @@ def _plan(args: argparse.Namespace) -> Plan:
     if not project.is_dir():
         raise InstallError(f"--project {args.project}: not a directory")
     project = Path(os.path.realpath(project))
-    prefix = Path(os.path.normpath(hook_chain.pycache_dir()))
-    anchor, lead = _deepest_existing(prefix)
-    real = Path(os.path.realpath(anchor)).joinpath(*lead)
-    if real == project or project in real.parents:
-        raise InstallError(
-            f"the bytecode directory {prefix} is inside the project, where a clone could ship "
-            "bytecode: set XDG_CACHE_HOME to a directory outside it"
-        )
+    prefix = Path(os.path.normpath(machine_config.pycache_dir()))
+    anchor, lead = _outside(prefix, project, "the bytecode directory", "XDG_CACHE_HOME")
+    machine = MachineFile.at(machine_config.config_path(), project)
     root = Directory.anchor(project)
     where = Path(args.hooks_dir or DEFAULT_HOOKS_DIR).expanduser()
     hooks_dir = Path(os.path.normpath(project / where))
     base, parts = safe_files.locate(project, root, hooks_dir)
     cache_base = Directory.anchor(anchor)  # the user's own cache: links are theirs to make
     return Plan(project, root, hooks_dir, base, parts, prefix, cache_base,
-                (*lead, *hooks_dir.parts[1:]))  # fmt: skip
+                (*lead, *hooks_dir.parts[1:]), machine)  # fmt: skip
+
+
+def _outside(path: Path, project: Path, what: str, variable: str) -> tuple[Path, tuple[str, ...]]:
+    """``path``'s deepest existing ancestor and the parts below it, refused
+    when it is inside the project: a clone could ship what is read there
+    (bytecode that runs, a config that names the interpreter)."""
+    path = Path(os.path.normpath(path))
+    anchor, lead = _deepest_existing(path)
+    real = Path(os.path.realpath(anchor)).joinpath(*lead)
+    if real == project or project in real.parents:
+        raise InstallError(
+            f"{what} {path} is inside the project, where a clone could ship it: set {variable} "
+            "to a directory outside it"
+        )
+    return anchor, lead
 
 
 def _deepest_existing(path: Path) -> tuple[Path, tuple[str, ...]]:
@@ -427,10 +478,14 @@ def _plugin_plan(args: argparse.Namespace, plugin_dir: Path | None) -> Plan:
     except BaseException:
         root.close()
         raise
-    # the command runs on every machine the plugin reaches: `$HOME/.cache/...`
-    # there, never this machine's XDG_CACHE_HOME
-    pycache = hook_chain.pycache_dir({})
-    return Plan(plugin, root, hooks_dir, root, parts, pycache, None, (), registration=PLUGIN_HOOKS)
+    try:  # this machine's choices, as for a project; its bytecode is the hook's to write
+        machine = MachineFile.at(machine_config.config_path(), plugin)
+    except BaseException:
+        root.close()
+        raise
+    pycache = Path(os.path.normpath(machine_config.pycache_dir()))
+    return Plan(plugin, root, hooks_dir, root, parts, pycache, None, (), machine,
+                registration=PLUGIN_HOOKS)  # fmt: skip
 
 
 # -- install's record: what it wrote, so uninstall removes only that ---------------
@@ -439,7 +494,8 @@ def _plugin_plan(args: argparse.Namespace, plugin_dir: Path | None) -> Plan:
 def _read_record(plan: Plan) -> dict[str, Any]:
     """What this machine's install recorded for the project (outside it:
     :mod:`mishkan_core.install_record`); ``{}`` when nothing was."""
-    return install_record.read(plan.project, plan.root, GITIGNORE_ALL)
+    allowed = {"gitignore": GITIGNORE_ALL, "graphifyignore": _graphifyignore_lines(plan)}
+    return install_record.read(plan.project, plan.root, allowed)
 
 
 def _legacy_record_note(plan: Plan) -> str | None:
@@ -747,24 +803,84 @@ def _agent_changes(
     return changes
 
 
-def _gitignore_change(plan: Plan, record: dict[str, Any], linked: bool) -> FileChange:
-    """``.gitignore`` with D-008's two lines (and the link's, when ``linked``);
-    ``record`` keeps what was added."""
-    old = plan.read(plan.root, (), ".gitignore")
-    entries = GITIGNORE_ALL if linked else GITIGNORE_LINES
-    new, added, terminated = _gitignore_add(old, entries)
+def _ignore_change(
+    plan: Plan, name: str, entries: tuple[str, ...], record: dict[str, Any]
+) -> FileChange:
+    """The ignore file ``name`` at the project's root with ``entries`` (those
+    no line already covers); ``record`` keeps what was added."""
+    old = plan.read(plan.root, (), name)
+    new, added, terminated = ignore_lines.add(old, entries)
     if added:
         record["added"] = sorted(set(record.get("added") or []) | set(added))
         record.setdefault("created", old is None)
         record["terminated"] = bool(record.get("terminated")) or terminated
-    return FileChange("gitignore", ".gitignore", (), ".gitignore", plan.root, old, new)
+    scope = name.lstrip(".")
+    return FileChange(scope, name, (), name, plan.root, old, new)
+
+
+def _graphifyignore_lines(plan: Plan) -> tuple[str, ...]:
+    """What ``.graphifyignore`` gets: a line per file install copies into the
+    hooks dir, so graphify never puts the hook into the project's graph (on
+    every supported release, extract, update and the commit hooks alike), and
+    D-008's two directories: graphify before 0.8.42 reads ``.graphifyignore``
+    *instead of* ``.gitignore`` (graphify #1363), and would then extract the
+    hook's session state under ``.mishkan/`` (measured with 0.8.31)."""
+    if plan.plugin:
+        return ()
+    try:
+        rel = plan.hooks_dir.relative_to(plan.project).as_posix()
+    except ValueError:
+        return ()  # a hooks dir outside the project is not in its graph
+    lines = [ignore_lines.anchored(f"{rel}/{name}" if rel != "." else name) for name in SHIPPED]
+    if None in lines:
+        return ()  # a path no ignore line spells exactly: _graphifyignore_notes says so
+    return (GRAPHIFYIGNORE_HEADER, *(line for line in lines if line), *GITIGNORE_LINES)
+
+
+def _graphifyignore_notes(plan: Plan, change: FileChange) -> list[str]:
+    """Why ``.graphifyignore`` cannot keep the hook out of the graph, or what
+    writing it costs with the graphify release this shell runs (docs/install.md)."""
+    import graphify_nudge_index as gi
+
+    if plan.plugin:
+        return []
+    if not _graphifyignore_lines(plan) and plan.project in plan.hooks_dir.parents:
+        return [
+            f"{plan.rel(plan.hooks_dir)}: no .graphifyignore line spells this path exactly "
+            "(a backslash, a newline, a space at either end); graphify will put the hook's "
+            "files into the project's graph"
+        ]
+    graphify = graph_refresh.graphify_on_path(os.environ)
+    if not change.changed or graphify.script is None or gi.GRAPHIFYIGNORE_ADDS in graphify.accepts:
+        return []
+    return [
+        f"graphify {graphify.version} reads .graphifyignore instead of .gitignore (until "
+        f"{gi.GRAPHIFY_SINCE[gi.GRAPHIFYIGNORE_ADDS]}): copy into .graphifyignore the .gitignore "
+        "lines that keep code out of the graph (generated or vendored sources), or upgrade graphify"
+    ]
+
+
+def _machine_change(plan: Plan, python: Python) -> FileChange:
+    """This machine's config with the interpreter install resolved and the
+    bytecode directory it compiles into (:mod:`mishkan_core.machine_config`)."""
+    machine = plan.machine
+    where = machine.base.find(machine.parts)
+    old = None
+    if where is not None:
+        with where:
+            old = where.read(machine.path.name)
+    new = machine_config.render(python.path, plan.pycache)
+    label = _home_label(machine.path)
+    return FileChange("machine", label, machine.parts, machine.path.name, machine.base, old, new,
+                      0o644)  # fmt: skip
 
 
 def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
     """Check every target before the first write: a link or a FIFO planted
     anywhere fails the whole install, never half of it."""
+    for name in SHIPPED:
+        plan.hooks_base.check_target(plan.hooks_parts, name)
     for module in MODULES:
-        plan.hooks_base.check_target(plan.hooks_parts, f"{module}.py")
         if plan.cache_base is not None:
             plan.cache_base.check_target(plan.cache_parts, pyc_name(python, module))
     install_record.check(plan.project)
@@ -773,20 +889,20 @@ def _preflight(plan: Plan, python: Python, changes: list[FileChange]) -> None:
             change.base.check_target(change.parts, change.name)
 
 
-def _write_module(
-    plan: Plan, python: Python, module: str, source: Path, source_bytes: bytes
-) -> bytes | None:
-    """Copy a shipped module (when it differs) and write its .pyc into the
-    bytecode directory (outside the project); returns the .pyc on disk. A
-    plugin gets none: its bytecode would be this machine's, under this
-    machine's paths; the hook writes its own on first use wherever the
-    plugin runs (docs/threat_model.md)."""
-    name = f"{module}.py"
-    target = plan.rel(plan.hooks_dir / name)
+def _copy(plan: Plan, name: str, source: Path, source_bytes: bytes) -> None:
+    """Copy a shipped file into the hooks dir, when it differs."""
     with plan.hooks_base.walk(plan.hooks_parts, create=True) as hooks:
         if hooks.read(name) != source_bytes:
             hooks.write(name, source_bytes, 0o644)
-            print(f"copied {source} -> {target}")
+            print(f"copied {source} -> {plan.rel(plan.hooks_dir / name)}")
+
+
+def _compile(plan: Plan, python: Python, module: str, source_bytes: bytes) -> bytes | None:
+    """Write a module's .pyc into the bytecode directory (outside the
+    project); returns the .pyc on disk. A plugin gets none: its bytecode
+    would be this machine's, under this machine's paths; the hook writes its
+    own on first use wherever the plugin runs (docs/threat_model.md)."""
+    target = plan.rel(plan.hooks_dir / f"{module}.py")
     if plan.cache_base is None:
         return None
     pyc = compile_pyc(python, module, source_bytes)
@@ -832,8 +948,8 @@ def _old_bytecode(plan: Plan, recorded: dict[str, str]) -> tuple[list[FileChange
 
 
 def _install(plan: Plan, args: argparse.Namespace) -> int:
-    sources = {module: source_of(module) for module in MODULES}
-    source_bytes = {module: path.read_bytes() for module, path in sources.items()}
+    sources = {name: shipped_source(name) for name in SHIPPED}
+    source_bytes = {name: path.read_bytes() for name, path in sources.items()}
     python, notes = resolve_python(args.python)
     record = _read_record(plan)
     settings = _read_settings(plan)
@@ -848,11 +964,9 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         or "telemetry"
     )
     command = hook_chain.hook_command(
-        python.path,
         plan.hooks_dir,
         plan.project,
         mode,
-        pycache=plan.pycache,
         root_ref=hook_chain.PLUGIN_ROOT_REF if plan.plugin else hook_chain.PROJECT_DIR_REF,
     )
     new_record: dict[str, Any] = {
@@ -860,6 +974,7 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         "backup": record.get("backup"),
         "agents": dict(record.get("agents") or {}),
         "gitignore": dict(record.get("gitignore") or {}),
+        "graphifyignore": dict(record.get("graphifyignore") or {}),
         "layout": dict(record.get("layout") or {}),
     }
     layout = None if plan.plugin else _layout_step(plan)
@@ -868,32 +983,40 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
     )
     changes += _agent_changes(plan, agents, command, args.scope, new_record["agents"])
     if layout is not None:  # the graph is the project's; a plugin has none
-        changes.append(_gitignore_change(plan, new_record["gitignore"], layout.linked))
+        gitignore = GITIGNORE_ALL if layout.linked else GITIGNORE_LINES
+        changes.append(_ignore_change(plan, ".gitignore", gitignore, new_record["gitignore"]))
+        graphifyignore = _ignore_change(
+            plan, GRAPHIFYIGNORE, _graphifyignore_lines(plan), new_record["graphifyignore"]
+        )
+        changes.append(graphifyignore)
+        notes += _graphifyignore_notes(plan, graphifyignore)
+    changes.append(_machine_change(plan, python))
     _preflight(plan, python, changes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
 
     if args.dry_run:
-        for module, source in sources.items():
-            target = plan.rel(plan.hooks_dir / f"{module}.py")
-            on_disk = plan.read(plan.hooks_base, plan.hooks_parts, f"{module}.py")
-            if on_disk != source_bytes[module]:
+        for name, source in sources.items():
+            target = plan.rel(plan.hooks_dir / name)
+            if plan.read(plan.hooks_base, plan.hooks_parts, name) != source_bytes[name]:
                 print(f"would copy {source} -> {target}", file=sys.stderr)
-            print(f"would compile {target} with {python.path}", file=sys.stderr)
+            if name != SHIM_FILE:
+                print(f"would compile {target} with {python.path}", file=sys.stderr)
         _show(changes)
         if not any(c.changed for c in changes):
             print(f"{plan.registration.label}: already up to date", file=sys.stderr)
         if layout is not None:
             _print_layout(plan, layout, done=False)
-            _print_refresh(plan, sys.stderr, layout.planned())
+            _print_next(plan, sys.stderr, layout.planned())
         return 0
 
     if layout is not None:  # first: a race here writes nothing else
         _apply_layout(plan, layout, new_record["layout"])
-    for module, source in sources.items():
-        pyc = _write_module(plan, python, module, source, source_bytes[module])
-        copied = plan.rel(plan.hooks_dir / f"{module}.py")
-        new_record["files"][copied] = _sha(source_bytes[module])
+    for name, source in sources.items():
+        _copy(plan, name, source, source_bytes[name])
+        new_record["files"][plan.rel(plan.hooks_dir / name)] = _sha(source_bytes[name])
+    for module in MODULES:
+        pyc = _compile(plan, python, module, source_bytes[f"{module}.py"])
         if pyc is not None:
             new_record["files"][str(plan.cache_dir / pyc_name(python, module))] = _sha(pyc)
     old_bytecode, foreign = _old_bytecode(plan, new_record["files"])
@@ -922,14 +1045,14 @@ def _install(plan: Plan, args: argparse.Namespace) -> int:
         elif change.scope == plan.registration.scope:
             print(f"{change.label}: already up to date")
     if layout is None:
-        _print_plugin(plan, python)
+        _print_plugin(plan)
         return 0
     _print_layout(plan, layout, done=True)
-    _print_refresh(plan, sys.stdout, layout.planned())
+    _print_next(plan, sys.stdout, layout.planned())
     return 0
 
 
-def _print_plugin(plan: Plan, python: Python) -> None:
+def _print_plugin(plan: Plan) -> None:
     """What a plugin author does next: check it, load it, ship it."""
     where = shlex.quote(str(plan.project))
     print(
@@ -937,20 +1060,32 @@ def _print_plugin(plan: Plan, python: Python) -> None:
         f"with `claude --plugin-dir {where}`, or publish it in a marketplace"
     )
     print(
-        f"plugin: the hooks run {python.path} on every machine that installs the plugin; "
-        "pass --python with a path that exists there (e.g. /usr/bin/python3) before you publish"
+        "plugin: on each machine the hook runs the Python `mishkan install` recorded there "
+        f"({_home_label(plan.machine.path)}), else the first python3 on PATH that is not a shim"
     )
+
+
+def _home_label(path: Path) -> str:
+    """``path`` with the home directory written ``~``."""
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home) :] if home != "/" and text.startswith(home + os.sep) else text
 
 
 def _what(change: FileChange, scope: str, mode: str) -> str:
     if change.scope in (SETTINGS.scope, PLUGIN_HOOKS.scope):
-        return f"{', '.join(_settings_events(scope))} (--mode={mode})"
+        return f"{', '.join(_settings_events(scope))} (mode {mode})"
+    if change.scope == "machine":
+        python = machine_config.parse(change.new or b"").python
+        return f"this machine's Python for the hook is {python}"
+    if change.scope == "graphifyignore":
+        return "graphify leaves the hook's files out of the project's graph"
     if change.scope == "gitignore":
         before = set((change.old or b"").decode("utf-8", "surrogateescape").splitlines())
         after = (change.new or b"").decode("utf-8", "surrogateescape").splitlines()
         return ", ".join(line for line in after if line not in before)
     if change.scope.startswith("agent") and scope == "agents":
-        return f"frontmatter hooks {', '.join(hook_chain.TOOL_EVENTS)} (--mode={mode})"
+        return f"frontmatter hooks {', '.join(hook_chain.TOOL_EVENTS)} (mode {mode})"
     return "removed the graphify-nudge hooks"
 
 
@@ -1062,69 +1197,46 @@ def _layout_removal(plan: Plan, record: dict[str, Any], dry_run: bool) -> None:
         print(f"{verb} .graphify/ (empty; install had created it)", file=stream)
 
 
-# -- .gitignore -------------------------------------------------------------------
+# -- what the human runs next (printed, never run) -----------------------------------
 
 
-def _ignored(lines: list[str], entry: str) -> bool:
-    """A line already ignores what ``entry`` ignores. A directory entry
-    (``.graphify/``) is met by its bare form too; a bare entry (the link
-    ``graphify-out``) only by a bare form: git sees a symlink as a file, which
-    ``graphify-out/`` does not match."""
-    bare = entry.strip("/")
-    forms = {bare, f"/{bare}"}
-    if entry.endswith("/"):
-        forms |= {f"{bare}/", f"/{bare}/"}
-    return any(line.strip() in forms for line in lines)
-
-
-def _gitignore_add(
-    old: bytes | None, entries: tuple[str, ...] = GITIGNORE_LINES
-) -> tuple[bytes, list[str], bool]:
-    """The new .gitignore, the lines added, and whether the old last line
-    needed a newline first (uninstall takes that back too)."""
-    text = (old or b"").decode("utf-8", "surrogateescape")
-    lines = text.splitlines()
-    added = [entry for entry in entries if not _ignored(lines, entry)]
-    if not added:
-        return old if old is not None else b"", [], False
-    newline = "\r\n" if "\r\n" in text else "\n"
-    terminated = bool(text) and not text.endswith(("\n", "\r"))
-    if terminated:
-        text += newline
-    text += "".join(entry + newline for entry in added)
-    return text.encode("utf-8", "surrogateescape"), added, terminated
-
-
-def _gitignore_remove(old: bytes, added: list[str], terminated: bool) -> bytes:
-    lines = old.decode("utf-8", "surrogateescape").splitlines(keepends=True)
-    for entry in added:
-        for i in range(len(lines) - 1, -1, -1):
-            if lines[i].rstrip("\r\n") == entry:
-                del lines[i]
-                break
-    text = "".join(lines)
-    if terminated and lines and len(lines[-1].rstrip("\r\n")) < len(lines[-1]):
-        text = text[: len(text) - (len(lines[-1]) - len(lines[-1].rstrip("\r\n")))]
-    return text.encode("utf-8", "surrogateescape")
-
-
-# -- the refresh hook (printed, never run) -----------------------------------------
-
-
-def refresh_advice(
-    project: Path, environ: Mapping[str, str], layout: graph_refresh.Layout | None = None
+def next_steps(
+    project: Path,
+    environ: Mapping[str, str],
+    layout: graph_refresh.Layout | None = None,
+    hooks_dirs: tuple[str, ...] = (),
 ) -> list[str]:
-    """What keeps the graph fresh: graphify's git hooks when they are there,
-    else the exact command for the human to run (D-008: a human installs it).
-    ``layout``: the graph's layout once install has run (default: as found)."""
+    """What takes the project from here to a graph of its code that every
+    commit refreshes (D-008: a human runs graphify; install prints the exact
+    commands and never runs them): the build, unless the graph already covers
+    the project's code (:mod:`mishkan_core.graph_coverage`), then graphify's
+    git hooks, unless they are in place. In that order: graphify's commit
+    hook, run before any full build, builds a graph of the committed files
+    only. ``layout``: the graph's layout once install has run (default: as
+    found); ``hooks_dirs``: the hook's directories, relative to the project."""
+    out = graph_refresh.out_dir_for(project, environ, layout)
+    lines: list[str] = []
+    steps: list[tuple[str, str]] = []
+    graph = graph_refresh.hook_graph(environ, project)
+    coverage = graph_coverage.measure(project, graph, hooks_dirs) if graph else None
+    if graph is None:
+        steps.append(("build the graph of your code", graph_refresh.first_build_command(out)))
+    elif coverage is not None and (coverage.partial or coverage.hook_files):
+        why = "it holds the hook's own files" if coverage.hook_files else coverage.describe()
+        steps.append((f"rebuild the graph ({why})", graph_refresh.first_build_command(out)))
+    elif coverage is not None:
+        shown = graph.relative_to(project) if project in graph.parents else graph
+        lines.append(f"graph: {shown} {coverage.describe()}")
     hooks = graph_refresh.git_hooks(project)
     if hooks.installed.get("post-commit") and hooks.directory is not None:
-        return [f"graph refresh: graphify's git hooks are installed in {hooks.directory}"]
-    out = graph_refresh.out_dir_for(project, environ, layout)
-    lines = [
-        "graph refresh (D-008: you run this; install never does):",
-        f"  {graph_refresh.hook_install_line(project, out)}",
-    ]
+        lines.append(f"graph refresh: graphify's git hooks are installed in {hooks.directory}")
+    else:
+        steps.append(("refresh it at every commit", graph_refresh.hook_install_command(out)))
+    if steps:
+        cd = f"cd {shlex.quote(str(project))} && "
+        lines.append("next (D-008: you run these; install never does):")
+        for n, (what, command) in enumerate(steps, 1):
+            lines += [f"  {n}. {what}:", f"     {cd}{command}"]  # a line to paste as it is
     if out != graph_refresh.DEFAULT_OUT:
         lines.append(
             f"  and commit from shells that export GRAPHIFY_OUT={out}: graphify's hooks rebuild "
@@ -1133,8 +1245,9 @@ def refresh_advice(
     return lines
 
 
-def _print_refresh(plan: Plan, stream: TextIO, layout: graph_refresh.Layout) -> None:
-    for line in refresh_advice(plan.project, os.environ, layout):
+def _print_next(plan: Plan, stream: TextIO, layout: graph_refresh.Layout) -> None:
+    hooks = plan.rel(plan.hooks_dir)
+    for line in next_steps(plan.project, os.environ, layout, (hooks,)):
         print(line, file=stream)
 
 
@@ -1219,42 +1332,45 @@ def _agent_removals(plan: Plan, records: dict[str, Any], notes: list[str]) -> li
     return changes
 
 
-def _gitignore_removal(plan: Plan, record: dict[str, Any], notes: list[str]) -> list[FileChange]:
-    """Only the lines this machine's install recorded adding; the file too when
-    it created it. Lines install would add but has no record of stay."""
+def _ignore_removal(
+    plan: Plan, name: str, allowed: tuple[str, ...], record: dict[str, Any], notes: list[str]
+) -> list[FileChange]:
+    """Only the lines this machine's install recorded adding to the ignore file
+    ``name``; the file too when it created it and nothing else is left in it.
+    Lines install would add (``allowed``) but has no record of stay, with a note."""
     added = record.get("added") or []
-    old = plan.read(plan.root, (), ".gitignore")
+    old = plan.read(plan.root, (), name)
     if old is None:
         return []
-    lines = old.decode("utf-8", "surrogateescape").splitlines()
-    unrecorded = [e for e in GITIGNORE_ALL if e not in added and e in (x.strip() for x in lines)]
+    present = {line.strip() for line in old.decode("utf-8", "surrogateescape").splitlines()}
+    unrecorded = [e for e in allowed if e not in added and e in present and not e.startswith("#")]
     if unrecorded:
         notes.append(
-            f".gitignore: {', '.join(unrecorded)} stay{'s' if len(unrecorded) == 1 else ''}: "
+            f"{name}: {', '.join(unrecorded)} stay{'s' if len(unrecorded) == 1 else ''}: "
             "no record that this machine's install added them"
         )
     if not added:
         return []
-    kept = _gitignore_remove(old, added, bool(record.get("terminated")))
+    kept = ignore_lines.remove(old, added, bool(record.get("terminated")))
     new = None if record.get("created") and not kept.strip() else kept
-    return [FileChange("gitignore", ".gitignore", (), ".gitignore", plan.root, old, new)]
+    return [FileChange(name.lstrip("."), name, (), name, plan.root, old, new)]
 
 
 def _hook_removals(plan: Plan, recorded: dict[str, str], notes: list[str]) -> list[FileChange]:
     """The hook's files and their .pyc, when install can prove it wrote them:
     the recorded hash, or the very file this mishkan ships."""
-    return [change for module in MODULES for change in _removals(plan, module, recorded, notes)]
+    return [change for name in SHIPPED for change in _removals(plan, name, recorded, notes)]
 
 
 def _removals(
-    plan: Plan, module: str, recorded: dict[str, str], notes: list[str]
+    plan: Plan, name: str, recorded: dict[str, str], notes: list[str]
 ) -> list[FileChange]:
-    name = f"{module}.py"
+    module = name[: -len(".py")] if name.endswith(".py") else None
     target = plan.rel(plan.hooks_dir / name)
     data = plan.read(plan.hooks_base, plan.hooks_parts, name)
     if data is None:
         return []
-    ours = _sha(data) == recorded.get(target) or data == _shipped(module)
+    ours = _sha(data) == recorded.get(target) or data == _shipped(name)
     removals = []
     if ours:
         removals.append(
@@ -1265,6 +1381,8 @@ def _removals(
             f"{target} is not the file install wrote (edited since, or never installed); "
             "left in place"
         )
+    if module is None:  # the shim: no bytecode
+        return removals
     # its bytecode: under the pycache prefix, and in the hooks dir's __pycache__
     # where installs before issue 20 wrote it
     for base, parts, where in (
@@ -1294,7 +1412,16 @@ def _uninstall(plan: Plan, dry_run: bool) -> int:
     changes, exact = _settings_removal(plan, record.get("backup"), notes)
     if not plan.plugin:  # a plugin install writes no agent file, .gitignore or graph layout
         changes += _agent_removals(plan, record.get("agents") or {}, notes)
-        changes += _gitignore_removal(plan, record.get("gitignore") or {}, notes)
+        changes += _ignore_removal(
+            plan, ".gitignore", GITIGNORE_ALL, record.get("gitignore") or {}, notes
+        )
+        changes += _ignore_removal(
+            plan,
+            GRAPHIFYIGNORE,
+            _graphifyignore_lines(plan),
+            record.get("graphifyignore") or {},
+            notes,
+        )
         notes += _unrecorded_layout(plan, record.get("layout") or {})
     removals = _hook_removals(plan, record.get("files") or {}, notes)
     legacy = _legacy_record_note(plan)
@@ -1350,9 +1477,9 @@ def _is_regular(directory: Directory, name: str) -> bool:
     return info is not None and stat.S_ISREG(info.st_mode)
 
 
-def _shipped(module: str) -> bytes | None:
+def _shipped(name: str) -> bytes | None:
     try:
-        return source_of(module).read_bytes()
+        return shipped_source(name).read_bytes()
     except (InstallError, OSError):
         return None
 

@@ -26,18 +26,21 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from mishkan_core import hook_chain, json_text
+from mishkan_core import json_text, machine_config
 from mishkan_core.safe_files import Directory, UnsafeFile
 
 VERSION = 2
-#: beside the bytecode directory (``hook_chain.pycache_dir``): the user's own cache
+#: beside the bytecode directory (``machine_config.pycache_dir``): the user's own cache
 RECORDS = "installs"
 #: the most a record holds: five agent files of at most 1 MiB each, and the rest
 MAX_RECORD = 8 * 1024 * 1024
-_KEYS = ("files", "backup", "agents", "gitignore", "layout")
+#: the ignore files install adds lines to, by record key
+IGNORE_KEYS = ("gitignore", "graphifyignore")
+_KEYS = ("files", "backup", "agents", *IGNORE_KEYS, "layout")
 
 
 class RecordError(Exception):
@@ -46,7 +49,7 @@ class RecordError(Exception):
 
 def directory(environ: dict[str, str] | None = None) -> Path:
     """Where records live: ``<the bytecode directory's parent>/installs``."""
-    return hook_chain.pycache_dir(environ).parent / RECORDS
+    return machine_config.pycache_dir(environ).parent / RECORDS
 
 
 def name_for(project: Path) -> str:
@@ -77,9 +80,10 @@ def _checked_directory(project: Path) -> Path:
     return where
 
 
-def read(project: Path, root: Directory, allowed_lines: tuple[str, ...]) -> dict[str, Any]:
+def read(project: Path, root: Directory, allowed: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """This machine's record for the project opened as ``root``, its shape
-    checked; ``{}`` when there is none, or it is another directory's."""
+    checked (``allowed``: the lines install may add, per ignore file's record
+    key); ``{}`` when there is none, or it is another directory's."""
     where = _checked_directory(project)
     try:
         with Directory.anchor(where) as records:
@@ -101,14 +105,13 @@ def read(project: Path, root: Directory, allowed_lines: tuple[str, ...]) -> dict
         or value.get("inode") != inode
     ):
         return {}
-    return _shaped(value, allowed_lines)
+    return _shaped(value, allowed)
 
 
-def _shaped(value: dict[str, Any], allowed_lines: tuple[str, ...]) -> dict[str, Any]:
+def _shaped(value: dict[str, Any], allowed: Mapping[str, tuple[str, ...]]) -> dict[str, Any]:
     """Only the fields and types install writes: a damaged record is partly no record."""
     files, backup, agents = value.get("files"), value.get("backup"), value.get("agents")
-    ignore, layout = value.get("gitignore"), value.get("layout")
-    added = ignore.get("added") if isinstance(ignore, dict) else None
+    layout = value.get("layout")
     return {
         "files": {k: v for k, v in files.items() if isinstance(v, str)}
         if isinstance(files, dict)
@@ -121,16 +124,24 @@ def _shaped(value: dict[str, Any], allowed_lines: tuple[str, ...]) -> dict[str, 
         }
         if isinstance(agents, dict)
         else {},
-        "gitignore": {
-            "added": [x for x in added if x in allowed_lines],
-            "created": ignore.get("created") is True,
-            "terminated": ignore.get("terminated") is True,
-        }
-        if isinstance(ignore, dict) and isinstance(added, list)
-        else {},
+        **{key: _ignore_record(value.get(key), allowed.get(key, ())) for key in IGNORE_KEYS},
         "layout": {k: layout.get(k) is True for k in ("link", "directory")}
         if isinstance(layout, dict)
         else {},
+    }
+
+
+def _ignore_record(record: object, allowed: tuple[str, ...]) -> dict[str, Any]:
+    """An ignore file's record: the lines install added (only lines it could
+    have added: uninstall removes them), whether it created the file, and
+    whether it had to end the old last line first."""
+    added = record.get("added") if isinstance(record, dict) else None
+    if not isinstance(record, dict) or not isinstance(added, list):
+        return {}
+    return {
+        "added": [x for x in added if x in allowed],
+        "created": record.get("created") is True,
+        "terminated": record.get("terminated") is True,
     }
 
 

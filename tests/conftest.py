@@ -24,3 +24,13 @@ def _bytecode_cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         del os.environ["XDG_CACHE_HOME"]
     else:
         os.environ["XDG_CACHE_HOME"] = before
+
+
+@pytest.fixture(autouse=True)
+def _machine_config(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`mishkan install` writes this machine's hook config under
+    $XDG_CONFIG_HOME (mishkan_core/machine_config.py): each test has its own,
+    never the real one, and finds none until it installs."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("xdg-config")))

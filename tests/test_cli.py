@@ -57,7 +57,7 @@ def _tree(root: Path) -> list[str]:
 def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
     """Through the console script, with an empty HOME: every silent call says why, and
     the report glosses its terms once. A project kept with --project is a real install:
-    its hook's bytecode is in the user's cache, and that is all HOME gains."""
+    its bytecode, install's record and this machine's config are all HOME gains."""
     project = tmp_path / "demo"
     home = tmp_path / "home"
     home.mkdir()
@@ -87,8 +87,10 @@ def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
         "graphify_nudge",
         "graphify_nudge_index",
     ]
-    cache = ".cache/mishkan/pycache"
-    assert all(cache.startswith(p) or p.startswith(cache + "/") for p in _tree(home))
+    # a real install: the bytecode, install's record and this machine's config,
+    # each in mishkan's own directory, are all that HOME gains
+    ours = (".cache/mishkan/pycache", ".cache/mishkan/installs", ".config/mishkan")
+    assert all(any(o.startswith(p) or p.startswith(o + "/") for o in ours) for p in _tree(home))
 
 
 def test_demo_in_a_throwaway_directory_leaves_nothing(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from mishkan_core.routing import check as checks
-    from mishkan_core.routing import refresh, registration
+    from mishkan_core.routing import coverage, refresh, registration
     from mishkan_core.routing.matrix import MatrixError, load_matrix, read_json
 
     checked = ["matrix", "hook"]
@@ -148,6 +148,8 @@ def _check(args: argparse.Namespace) -> int:
         if args.project is not None:
             violations += refresh.check(harness)
             checked.append("graph refresh")
+            violations += coverage.check(harness)
+            checked.append("graph coverage")
             noted.append(refresh.graphify_of(harness).describe())
     elif args.agents_dir is not None:
         from mishkan_core.routing.harness import agents_in

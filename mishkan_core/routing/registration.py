@@ -446,10 +446,22 @@ def _interpreters(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
                 "hook-interpreter",
                 f"runs the hook as a script ({command.script}): no cached bytecode, 2.2-2.5x "
                 "a bare interpreter start on every call",
-                f"{INSTALL} (the import registration loads the precompiled .pyc)",
+                f"{INSTALL} (the shim loads the precompiled .pyc)",
             )
             continue
-        if command.form != "import":
+        if command.form == "shim":
+            yield from _machine(harness, site, command)
+            continue
+        if command.form == "import":
+            yield site.violation(
+                "D-009",
+                "hook-interpreter",
+                f"a {len(text)}-character program naming {command.program}, this machine's "
+                "interpreter: every teammate's install rewrites it, and on a machine without "
+                "that path every tool call fails",
+                f"{INSTALL} (it registers graphify-nudge.sh, the same line on every machine)",
+            )
+        else:
             yield site.violation(
                 "D-009",
                 "hook-interpreter",
@@ -485,14 +497,57 @@ def _interpreters(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
             )
 
 
+def _machine(harness: Harness, site: Site, command: hc.Command) -> Iterator[Violation]:
+    """The shim runs what this machine's config names (mishkan_core.machine_config):
+    checked like a registered interpreter. A machine without the file (a CI
+    runner) is no finding: the shim falls back to the first python3 on PATH
+    that is not a shim."""
+    from mishkan_core import machine_config
+
+    config = machine_config.read(harness.environ)
+    if config is None:
+        return
+    where = machine_config.config_path(harness.environ)
+    label = harness.label(where)
+    program = config.python or ""
+    if not program or not os.access(program, os.X_OK):
+        yield site.violation(
+            "D-009",
+            "hook-interpreter",
+            f"{label} names no interpreter that exists here ({program or 'no python= line'}): "
+            "the shim falls back to the first python3 on PATH",
+            _install("--python /abs/path/to/python3"),
+        )
+        return
+    if hc.is_shim(program):
+        yield site.violation(
+            "D-009",
+            "hook-interpreter",
+            f"{label} names a shim ({program}: a shell script, ~50 ms a call, the version "
+            "chosen per directory)",
+            _install('--python "$(pyenv which python3)"'),
+        )
+        return
+    pycache = config.pycache or str(machine_config.pycache_dir(harness.environ))
+    yield from _compiled_for(harness, site, command, program, pycache=pycache, named_by=label)
+
+
 def _compiled_for(
-    harness: Harness, site: Site, command: hc.Command, program: str
+    harness: Harness,
+    site: Site,
+    command: hc.Command,
+    program: str,
+    *,
+    pycache: str | None = None,
+    named_by: str | None = None,
 ) -> Iterator[Violation]:
     if command.hooks_dir is None:
         return
     # relative to the project, as the hook's shell runs it (absolute stays absolute)
     hooks = harness.project / site.expand(command.hooks_dir, harness.project)
-    if command.pycache_prefix is None:
+    if pycache is not None:
+        cache = Path(pycache).joinpath(*Path(os.path.normpath(hooks)).parts[1:])
+    elif command.pycache_prefix is None:
         yield site.violation(
             "D-009",
             "hook-bytecode",
@@ -524,6 +579,7 @@ def _compiled_for(
         yield site.violation(
             "D-009",
             "hook-interpreter",
+            f"{f'{named_by}: ' if named_by else ''}"
             f"interpreter is Python {version[0]}.{version[1]} but install compiled "
             f"{compiled} in {harness.label(cache)}: the hook's first call compiles it "
             "(about 2.5 interpreter starts) and writes it there; install for that interpreter",
@@ -634,6 +690,11 @@ def command_files(command: str, project: Path, plugin_root: Path | None = None) 
     words = [hc.expand(w, project, plugin_root) for w in hc.command_words(command)]
     if not words:
         return []
+    parsed = hc.parse_command(command)
+    if parsed.form == "shim" and parsed.script and parsed.hooks_dir:
+        # what the shim runs: itself, and the hook beside it
+        shim = hc.expand(parsed.script, project, plugin_root)
+        return [shim, os.path.join(os.path.dirname(shim), hc.HOOK_FILE)]
     program, rest = words[0], words[1:]
     files: list[str] = []
     if "/" in program:
@@ -692,6 +753,11 @@ def _chain_files(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
 # -- the index builder beside the hook -----------------------------------------
 
 
+def hook_directories(harness: Harness) -> list[Path]:
+    """Every directory a registered graphify-nudge hook runs from."""
+    return [hooks for _site, hooks in _hooks_dirs(harness, list(_sites(harness)))]
+
+
 def _hooks_dirs(harness: Harness, sites: list[Site]) -> Iterator[tuple[Site, Path]]:
     """Each directory a registered hook runs from, once, with its first site:
     once per directory, not per spelling (``a/../hooks``, a link to it), or
@@ -702,7 +768,7 @@ def _hooks_dirs(harness: Harness, sites: list[Site]) -> Iterator[tuple[Site, Pat
             command = hc.parse_command(site.handler.command or "")
         except ValueError:
             continue  # a hook-interpreter finding already
-        where = command.hooks_dir if command.form == "import" else None
+        where = command.hooks_dir if command.form in ("import", "shim") else None
         if command.form == "script" and command.script:
             where = os.path.dirname(command.script) or "."
         if where is None:

@@ -8,9 +8,7 @@ import pytest
 
 from mishkan_core import agent_file, hook_chain
 
-CMD = hook_chain.hook_command(
-    "/usr/bin/python3.11", Path("/p/payload/mishkan/hooks"), Path("/p"), "advise"
-)
+CMD = hook_chain.hook_command(Path("/p/payload/mishkan/hooks"), Path("/p"), "advise")
 
 #: agent files as people write them: bare, with their own hooks (block style,
 #: a `|` command, comments), CRLF, no final newline, a `- key:` compact list
@@ -68,7 +66,7 @@ def test_a_mode_change_replaces_the_lines() -> None:
     advise = agent_file.install(STYLES["bare"], CMD, hook_chain.TOOL_EVENTS)
     off = agent_file.install(advise, CMD.replace("advise", "off"), hook_chain.TOOL_EVENTS)
     lines = sum(len(hook_chain.GROUPS[e]) for e in hook_chain.TOOL_EVENTS)
-    assert "--mode=advise" not in off and off.count("--mode=off") == lines
+    assert "mode=advise " not in off and off.count("mode=off ") == lines
     assert agent_file.uninstall(off) == STYLES["bare"]
 
 

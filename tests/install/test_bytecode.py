@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from mishkan_core import hook_chain
+from mishkan_core import machine_config
 from tests.install._record import record_path
 from tests.routing._cli import run_cli
 
@@ -92,7 +92,10 @@ def run_registered(
     settings = json.loads((project / ".claude" / "settings.json").read_text())
     command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/"),
-           "CLAUDE_PROJECT_DIR": str(project), "MARKER": str(marker)}  # fmt: skip
+           "CLAUDE_PROJECT_DIR": str(project), "MARKER": str(marker),
+           # this machine's config and cache, as install wrote them (tests/conftest.py)
+           "XDG_CONFIG_HOME": os.environ["XDG_CONFIG_HOME"],
+           "XDG_CACHE_HOME": os.environ["XDG_CACHE_HOME"]}  # fmt: skip
     return subprocess.run(["/bin/sh", "-c", command], input=json.dumps(data), env=env,
                           capture_output=True, text=True, timeout=60, check=False)  # fmt: skip
 
@@ -218,7 +221,7 @@ def test_install_removes_the_bytecode_an_earlier_install_wrote_and_names_the_res
 def test_uninstall_removes_the_bytecode_outside_the_project(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    cache = hook_chain.pycache_dir().joinpath(*hooks_of(project).resolve().parts[1:])
+    cache = machine_config.pycache_dir().joinpath(*hooks_of(project).resolve().parts[1:])
     assert sorted(p.name for p in cache.iterdir()) == [
         f"graphify_nudge.{TAG}.pyc", f"graphify_nudge_index.{TAG}.pyc",
     ]  # fmt: skip
@@ -226,7 +229,7 @@ def test_uninstall_removes_the_bytecode_outside_the_project(
                               capsys)  # fmt: skip
     assert code == 0, err
     assert not cache.exists()
-    assert hook_chain.pycache_dir().is_dir()  # the bytecode directory itself stays
+    assert machine_config.pycache_dir().is_dir()  # the bytecode directory itself stays
 
 
 def test_a_bytecode_directory_inside_the_project_is_refused(
@@ -247,7 +250,7 @@ def test_missing_bytecode_is_written_once_under_the_cache_and_nowhere_else(
     builder and writes their bytecode under the command's cache directory,
     at the hooks dir's path, as the import system lays it out; no other
     module's bytecode goes there, and none goes into the project."""
-    cache = Path(os.path.normpath(hook_chain.pycache_dir()))
+    cache = Path(os.path.normpath(machine_config.pycache_dir()))
     where = cache.joinpath(*hooks_of(project).parts[1:])
     for pyc in where.glob("*.pyc"):
         pyc.unlink()

@@ -8,16 +8,21 @@ from pathlib import Path
 
 import pytest
 
+from bench.cold_start import PRE_SHIM_SNIPPET
 from mishkan_core import hook_chain as hc
 
-IMPORT_FORM = hc.hook_command(
-    "/opt/py/bin/python3.11", Path("/p/payload/mishkan/hooks"), Path("/p"), "advise"
+SHIM_FORM = hc.hook_command(Path("/p/payload/mishkan/hooks"), Path("/p"), "advise")
+#: what installs before issue 29 registered (an upgrade must recognise it)
+IMPORT_FORM = (
+    f"/opt/py/bin/python3.11 -I -S -B -c '{PRE_SHIM_SNIPPET}' "
+    '"$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" "$HOME/.cache/mishkan/pycache" --mode=advise'
 )
 
 
 @pytest.mark.parametrize(
     ("command", "role"),
     [
+        (SHIM_FORM, hc.NUDGE),
         (IMPORT_FORM, hc.NUDGE),
         ("python3 payload/mishkan/hooks/graphify_nudge.py", hc.NUDGE),
         ('"$CLAUDE_PROJECT_DIR"/hooks/pre-tool-graphify-nudge.py', hc.NUDGE),
@@ -34,6 +39,25 @@ IMPORT_FORM = hc.hook_command(
 def test_roles(command: str, role: str | None) -> None:
     assert hc.role_of(command) == role
     assert hc.is_ours(command) is (role == hc.NUDGE)
+
+
+def test_the_registered_command_names_no_path_of_one_machine() -> None:
+    """Issue 29: one short line for every machine and teammate, that a reviewer
+    reads: the shim by its place in the project, the mode, fail-open."""
+    assert SHIM_FORM == (
+        'mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
+    )
+    assert len(SHIM_FORM) <= 200
+    parsed = hc.parse_command(SHIM_FORM)
+    assert (parsed.form, parsed.program, parsed.mode, parsed.isolated) == (
+        "shim",
+        ".",
+        "advise",
+        True,
+    )
+    assert parsed.hooks_dir == "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"
+    assert parsed.script == "$CLAUDE_PROJECT_DIR/payload/mishkan/hooks/graphify-nudge.sh"
 
 
 def test_command_round_trip() -> None:
@@ -54,10 +78,12 @@ def test_command_round_trip() -> None:
 
 
 def test_hooks_dir_outside_and_odd_names_are_quoted() -> None:
-    outside = hc.hook_command("/py", Path("/shared hooks"), Path("/p"), "off", pycache=Path("/c c"))
-    assert outside.endswith(" '/shared hooks' '/c c' --mode=off")
-    assert hc.parse_command(outside).pycache_prefix == "/c c"
-    odd = hc.hook_command("/py", Path('/p/a "b'), Path("/p"), "telemetry")
+    outside = hc.hook_command(Path("/shared hooks"), Path("/p"), "off")
+    assert outside == (
+        "mode=off hooks='/shared hooks'; command . \"$hooks/graphify-nudge.sh\" 2>/dev/null || true"
+    )
+    assert hc.parse_command(outside).hooks_dir == "/shared hooks"
+    odd = hc.hook_command(Path('/p/a "b'), Path("/p"), "telemetry")
     assert hc.expand(hc.parse_command(odd).hooks_dir or "", Path("/p")) == '/p/a "b'
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from mishkan_core import hook_chain
+from mishkan_core import hook_chain, machine_config
 from mishkan_core import install as inst
 from tests.install._record import record_of, record_path
 from tests.routing._cli import run_cli
@@ -55,7 +55,7 @@ def _run(
 def _bytecode_dir(project: Path) -> Path:
     """Where install writes the hooks' bytecode: outside the project."""
     hooks = project.resolve() / "payload" / "mishkan" / "hooks"
-    return hook_chain.pycache_dir().joinpath(*hooks.parts[1:])
+    return machine_config.pycache_dir().joinpath(*hooks.parts[1:])
 
 
 def _sha(path: Path) -> str:
@@ -232,18 +232,14 @@ def test_no_chain_hooks_appends(project: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_command_form(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 29: the mode, the hooks dir, Claude Code's shell reading the shim
+    beside the hook, the fail-open tail; no interpreter, no home directory."""
     assert _run(project, capsys)[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["SessionStart"][0]["hooks"][0]["command"]
     assert command == (
-        f"{PYTHON} -I -S -B -c "
-        "'import sys,_frozen_importlib as b,_frozen_importlib_external as e;a=sys.argv;"
-        'p=a.pop(2) if a[2:3] and a[2][:2]!="--" else "";sys.pycache_prefix=p or "/dev/null";'
-        "w=sys.dont_write_bytecode;sys.dont_write_bytecode=not p;"
-        's=e.spec_from_file_location("graphify_nudge",a[1]+"/graphify_nudge.py");'
-        'm=b.module_from_spec(s);sys.modules["graphify_nudge"]=m;s.loader.exec_module(m);'
-        "m._pycache=p;sys.pycache_prefix=None;sys.dont_write_bytecode=w;m.main()' "
-        f'"$CLAUDE_PROJECT_DIR/payload/mishkan/hooks" {hook_chain.pycache_dir()} --mode=telemetry'
+        'mode=telemetry hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
     )
     assert "SessionStart" in doc["hooks"] and "matcher" not in doc["hooks"]["SessionStart"][0]
 
@@ -255,7 +251,10 @@ def test_hooks_dir_outside_the_project_is_absolute(
     assert _run(project, capsys, "--hooks-dir", str(outside))[0] == 0
     doc = json.loads(_settings(project).read_text())
     command = doc["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
-    assert command.endswith(f" '{outside}' {hook_chain.pycache_dir()} --mode=telemetry")
+    assert command == (
+        f"mode=telemetry hooks='{outside}'; command . \"$hooks/graphify-nudge.sh\" "
+        "2>/dev/null || true"
+    )
     assert (outside / "graphify_nudge.py").exists()
 
 
@@ -274,7 +273,10 @@ def test_copy_matches_source_and_is_precompiled(
         flags = int.from_bytes(pyc.read_bytes()[4:8], "little")
         assert flags == 3  # checked hash-based: it runs only for this very source
         assert importlib.util.source_hash(target.read_bytes()) == pyc.read_bytes()[8:16]
-    assert len(manifest) == 4
+    shim = project / "payload" / "mishkan" / "hooks" / hook_chain.SHIM_FILE
+    assert shim.read_bytes() == inst.shipped_source(hook_chain.SHIM_FILE).read_bytes()
+    assert manifest[shim.relative_to(project).as_posix()] == _sha(shim)
+    assert len(manifest) == 5  # the two modules, their two .pyc, the shim
     assert not (project / "payload" / "mishkan" / "hooks" / "__pycache__").exists()
 
 
@@ -295,7 +297,7 @@ def test_an_install_from_before_the_builder_gains_it(
     assert code == 0
     assert f"copied {inst.source_of('graphify_nudge_index')} -> " in out
     assert "payload/mishkan/hooks/graphify_nudge_index.py" in out
-    assert len(json.loads(manifest_file.read_text())["files"]) == 4
+    assert len(json.loads(manifest_file.read_text())["files"]) == 5
     assert _run(project, capsys, "--uninstall")[0] == 0
     assert sorted(p.name for p in hooks.iterdir()) == THEIRS
 
@@ -352,7 +354,7 @@ def test_mode_change_touches_only_the_mode(
     assert len(before) == len(after)
     groups = sum(len(g) for g in hook_chain.GROUPS.values())
     assert len(changed) == groups  # one command line per group install wrote
-    assert all(a.replace("--mode=telemetry", "--mode=advise") == b for a, b in changed)
+    assert all(a.replace("mode=telemetry", "mode=advise") == b for a, b in changed)
 
 
 def test_rerun_keeps_the_installed_mode(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -374,7 +376,10 @@ def test_old_env_pin_becomes_the_default_mode(
     assert code == 0
     after = json.loads(_settings(project).read_text())
     assert after["env"] == {"FOO": "1"}
-    assert after["hooks"]["PreToolUse"][0]["hooks"][0]["command"].endswith("--mode=advise")
+    assert (
+        hook_chain.parse_command(after["hooks"]["PreToolUse"][0]["hooks"][0]["command"]).mode
+        == "advise"
+    )
     assert "removed env.MISHKAN_GRAPHIFY_NUDGE='advise'" in err
 
 
@@ -386,7 +391,7 @@ def test_dry_run_writes_nothing(project: Path, capsys: pytest.CaptureFixture[str
     assert out.startswith(
         "# scope: project\n--- a/.claude/settings.json\n+++ b/.claude/settings.json\n"
     )
-    assert "--mode=telemetry" in out and "MISHKAN_GRAPHIFY_NUDGE" not in out
+    assert "mode=telemetry hooks=" in out and "MISHKAN_GRAPHIFY_NUDGE" not in out
     assert "# scope: gitignore\n--- /dev/null\n+++ b/.gitignore\n" in out
     assert "would save the previous settings" in err
     for name in ("graphify_nudge.py", "graphify_nudge_index.py"):
@@ -476,8 +481,10 @@ def test_explicit_shim_is_resolved(
     assert code == 0
     assert "is a shim" in err
     command = json.loads(_settings(project).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
-    assert command["command"].startswith(f"{PYTHON} -I -S ")
     assert "shims" not in command["command"]
+    assert machine_config.read() == machine_config.MachineConfig(
+        PYTHON, str(machine_config.pycache_dir())
+    )
 
 
 def test_default_interpreter_never_a_shim(
@@ -498,8 +505,8 @@ def test_default_interpreter_is_the_real_path(
     project: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _run(project, capsys, python=None)[0] == 0
-    command = json.loads(_settings(project).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]
-    assert command["command"].startswith(os.path.realpath(sys.executable) + " ")
+    config = machine_config.read()
+    assert config is not None and config.python == os.path.realpath(sys.executable)
 
 
 # ---------------------------------------------------------------------------
@@ -582,7 +589,7 @@ def test_scope_agents_round_trip(project: Path, capsys: pytest.CaptureFixture[st
     for name in AGENTS:
         text = (project / ".claude" / "agents" / f"{name}.md").read_text()
         lines = sum(len(hook_chain.GROUPS[e]) for e in hook_chain.TOOL_EVENTS)
-        assert text.count("--mode=advise") == lines, name
+        assert text.count("mode=advise ") == lines, name
         assert f"updated .claude/agents/{name}.md" in out
     assert (project / ".claude" / "agents" / "hiram.md").read_bytes() == b"---\nname: hiram\n---\n"
 
@@ -627,6 +634,8 @@ def test_scope_agents_dry_run_shows_each_file_by_scope(
         "# scope: project",
         *(f"# scope: agent {name}" for name in sorted(AGENTS)),
         "# scope: gitignore",
+        "# scope: graphifyignore",
+        "# scope: machine",
     ]
     assert not (project / ".mishkan").exists()
 
@@ -650,7 +659,7 @@ def test_scope_agents_finds_a_file_by_its_frontmatter_name(
     agents = project / ".claude" / "agents"
     (agents / "zadok.md").rename(agents / "reviewer.md")
     assert _run(project, capsys, "--scope", "agents")[0] == 0
-    assert "graphify_nudge" in (agents / "reviewer.md").read_text()
+    assert hook_chain.SHIM_FILE in (agents / "reviewer.md").read_text()
 
 
 def test_scope_agents_means_the_file_the_cli_and_routing_check_mean(
@@ -665,7 +674,7 @@ def test_scope_agents_means_the_file_the_cli_and_routing_check_mean(
     (agents / "zz.md").write_bytes(b"---\nname: zadok\n---\n")
     assert _run(project, capsys, "--scope", "agents")[0] == 0
     assert (agents / "zadok.md").read_bytes() == b"---\nname: helper\n---\n"
-    assert "graphify_nudge" in (agents / "zz.md").read_text()
+    assert hook_chain.SHIM_FILE in (agents / "zz.md").read_text()
     _code, out, err = run_cli(
         "mishkan_core.routing.cli", ["check", "--project", str(project)], capsys
     )
@@ -775,10 +784,14 @@ def test_install_prints_the_graphify_hook_command(
     _git(root, "init", "-q")
     code, out, _err = _run(root, capsys)
     assert code == 0
-    # install linked graphify-out -> .graphify: graphify's default is D-008's place
+    # install linked graphify-out -> .graphify: graphify's default is D-008's place;
+    # no graph yet, so the first build comes before the commit hook
     assert out.endswith(
-        f"graph refresh (D-008: you run this; install never does):\n"
-        f"  cd {root} && graphify hook install\n"
+        "next (D-008: you run these; install never does):\n"
+        "  1. build the graph of your code:\n"
+        f"     cd {root} && graphify update .\n"
+        "  2. refresh it at every commit:\n"
+        f"     cd {root} && graphify hook install\n"
     )
     hooks = root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
@@ -807,7 +820,7 @@ def test_without_the_link_the_command_carries_graphify_out(
     code, out, _err = _run(root, capsys)
     assert code == 0
     assert (
-        f"  cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
+        f"     cd {root} && GRAPHIFY_OUT=.graphify graphify hook install\n"
         "  and commit from shells that export GRAPHIFY_OUT=.graphify: graphify's hooks rebuild "
         "into $GRAPHIFY_OUT at commit time, else into graphify-out/\n"
     ) in out

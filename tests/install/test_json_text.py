@@ -150,7 +150,7 @@ def _parse(text: str) -> tuple[Any, json_text.Style]:
 
 def _apply_install(text: str, mode: str) -> str:
     doc, style = _parse(text)
-    command = hook_chain.hook_command(PYTHON, Path("/p/payload/mishkan/hooks"), Path("/p"), mode)
+    command = hook_chain.hook_command(Path("/p/payload/mishkan/hooks"), Path("/p"), mode)
     new = hook_chain.install_doc(doc, command, hook_chain.EVENTS)
     return json_text.render(text.encode(), doc, new, style).decode()
 

@@ -78,10 +78,13 @@ def test_a_new_project_gets_the_directory_and_the_link(
         "graph layout: linked graphify-out -> .graphify (and created the empty .graphify/): "
         "graphify writes where the hook reads, from any shell, without GRAPHIFY_OUT\n"
     ) in out
-    # the printed refresh command needs no environment, and no shell advice follows it
+    # the printed commands need no environment, and no shell advice follows them
     assert out.endswith(
-        "graph refresh (D-008: you run this; install never does):\n"
-        f"  cd {root} && graphify hook install\n"
+        "next (D-008: you run these; install never does):\n"
+        "  1. build the graph of your code:\n"
+        f"     cd {root} && graphify update .\n"
+        "  2. refresh it at every commit:\n"
+        f"     cd {root} && graphify hook install\n"
     )
 
 
@@ -135,7 +138,7 @@ def test_an_absolute_link_to_graphify_counts_as_the_link(
     (root / "graphify-out").symlink_to(root / ".graphify")
     code, out, _err = _run(root, capsys)
     assert code == 0 and "already one directory" in out
-    assert f"  cd {root} && graphify hook install\n" in out
+    assert f"     cd {root} && graphify hook install\n" in out
 
 
 def test_a_dangling_link_gets_its_directory(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,7 +163,7 @@ def test_the_dry_run_shows_the_link_and_writes_nothing(
     assert code == 0
     assert "graph layout: would link graphify-out -> .graphify (and create .graphify/)" in err
     assert "+graphify-out\n" in out  # the .gitignore diff
-    assert f"  cd {root} && graphify hook install\n" in err  # as it will be after install
+    assert f"     cd {root} && graphify hook install\n" in err  # as it will be after install
     assert _tree(root) == before
     assert _run(root, capsys)[0] == 0
     code, _out, err = _run(root, capsys, "--uninstall", "--dry-run")
@@ -188,7 +191,7 @@ def test_the_printed_command_with_graphify_out_in_the_shell(
     monkeypatch.setenv("GRAPHIFY_OUT", shell_out)
     code, out, _err = _run(root, capsys)
     assert code == 0
-    assert f"  cd {root} && {printed}\n" in out
+    assert f"     cd {root} && {printed}\n" in out
 
 
 # ---------------------------------------------------------------------------
@@ -204,7 +207,7 @@ def test_graphify_s_default_layout_is_left_alone(
     assert code == 0
     assert not (root / ".graphify").exists()
     assert "graph layout: the graph is in graphify-out/ (graphify's default" in out
-    assert f"  cd {root} && graphify hook install\n" in out
+    assert f"     cd {root} && graphify hook install\n" in out
     assert "graphify-out" not in (root / ".gitignore").read_text().splitlines()
     assert _manifest(root)["layout"] == {}
 
@@ -323,5 +326,7 @@ def test_git_ignores_the_link_install_made(root: Path, capsys: pytest.CaptureFix
     assert _run(root, capsys)[0] == 0
     assert _git(root, "check-ignore", "-q", "graphify-out").returncode == 0
     status = _git(root, "status", "--porcelain", "--untracked-files=all").stdout
-    assert "graphify-out" not in status and ".graphify" not in status
+    untracked = status.splitlines()
+    assert "?? graphify-out" not in untracked and "?? .graphify/" not in untracked
     assert ".gitignore" in status  # what install changed, and nothing else of the layout
+    assert ".graphifyignore" in status  # the hook's files out of the graph (issue 29)

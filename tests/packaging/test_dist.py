@@ -109,6 +109,7 @@ def test_what_the_wheel_and_the_sdist_hold(dist: dict[str, Path]) -> None:
         license_text = whl.read(f"{NAME}-{VERSION}.dist-info/licenses/LICENSE").decode()
     assert {"graphify_nudge.py", "graphify_nudge_index.py", "mishkan_core/py.typed",
             "mishkan_core/data/routing_matrix.json", "mishkan_core/data/route_rules.json",
+            "mishkan_core/data/graphify-nudge.sh",
             "mishkan_core/metrics/trend.py"} <= names  # fmt: skip
     assert not [n for n in names if n.startswith("tests/") or "__pycache__" in n]
     assert "mishkan = mishkan_core.cli:main" in entry_points
@@ -117,7 +118,7 @@ def test_what_the_wheel_and_the_sdist_hold(dist: dict[str, Path]) -> None:
     with tarfile.open(dist["sdist"]) as sdist:
         held = {m.name.split("/", 1)[1] for m in sdist.getmembers() if "/" in m.name}
     assert {"LICENSE", "README.md", "CHANGELOG.md", "pyproject.toml", "graphify_nudge.py",
-            "mishkan_core/install.py"} <= held  # fmt: skip
+            "mishkan_core/install.py", "mishkan_core/data/graphify-nudge.sh"} <= held  # fmt: skip
     assert not [n for n in held if n.startswith("tests/")]
 
 
@@ -192,7 +193,13 @@ def test_the_installed_wheel_installs_the_hook_from_a_clean_venv(
     before = tree(project)
     _run([mishkan, "install", "--project", str(project), "--mode", "advise"], env=env)
     command = _hook_command(project / ".claude" / "settings.json")
-    assert command.startswith(os.path.realpath(str(venv / "bin" / "python")))
+    # the same line on every machine; this machine's interpreter in its own config
+    assert command == (
+        'mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; '
+        'command . "$hooks/graphify-nudge.sh" 2>/dev/null || true'
+    )
+    config = (tmp_path / ".config" / "mishkan" / "graphify-nudge.conf").read_text()
+    assert f"python={os.path.realpath(str(venv / 'bin' / 'python'))}\n" in config
     hook_env = {**env, "CLAUDE_PROJECT_DIR": str(project),
                 "MISHKAN_TELEMETRY_DIR": str(tmp_path / "telemetry")}  # fmt: skip
     calls = [e for e in _pre_tool_use(command, project, hook_env) if e["event"] == "call"]

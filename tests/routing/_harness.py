@@ -2,12 +2,14 @@
 
 :func:`build` lays out what a MISHKAN machine has: a git project with the
 good settings (security, model-route, then graphify-nudge as install writes
-it, interpreter ``@PYTHON@`` replaced by the real one and ``@NUDGE_ARGS@`` by
-the registered command's options and code), the hook file and its ``.pyc``
-compiled by that interpreter into the bytecode directory, six agents, graphify's four refresh
-hooks in ``.git/hooks``, one graph in ``.graphify/`` with
-``graphify-out`` linked to it; an empty user directory
-(``~/.claude``) and an empty managed directory (``/etc/claude-code``).
+it: ``mode=advise hooks="$CLAUDE_PROJECT_DIR/payload/mishkan/hooks"; command . ...``),
+the hook's files and its ``.pyc`` compiled by this interpreter into the
+bytecode directory, this machine's config naming both, six agents,
+graphify's four refresh hooks in ``.git/hooks``, one graph in ``.graphify/``
+with ``graphify-out`` linked to it; an empty user directory (``~/.claude``)
+and an empty managed directory (``/etc/claude-code``). Cases about the
+registration installs wrote before issue 29 spell it with ``@NUDGE_ARGS@``
+(its options and code, after an interpreter) and ``@PYCACHE@``.
 :func:`overlay` then lays a case's files over it: ``user/``, ``managed/`` and
 ``project/`` mirror those three places.
 """
@@ -26,7 +28,8 @@ from pathlib import Path
 
 import pytest
 
-from mishkan_core import graph_refresh, hook_chain
+from bench.cold_start import PRE_SHIM_SNIPPET
+from mishkan_core import graph_refresh, hook_chain, machine_config
 from tests.routing._cli import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -36,16 +39,15 @@ GIT_ENV = {"GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
 
 
 def nudge_args() -> str:
-    """What `mishkan install` writes after the interpreter, as it stands in a
-    JSON string: `-I -S -B -c '<code>'`."""
-    command = hook_chain.hook_command("py", Path("/h"), Path("/p"), "advise")
-    return json.dumps(command[len("py ") : command.index(" /h")])[1:-1]
+    """What installs before issue 29 wrote after the interpreter, as it stands
+    in a JSON string: `-I -S -B -c '<code>'`."""
+    return json.dumps(f"-I -S -B -c '{PRE_SHIM_SNIPPET}'")[1:-1]
 
 
 def pycache_arg() -> str:
-    """The bytecode directory install names after the hooks dir (under the test
-    session's XDG_CACHE_HOME), as it stands in a JSON string."""
-    return json.dumps(shlex.quote(str(hook_chain.pycache_dir())))[1:-1]
+    """The bytecode directory those installs named after the hooks dir (under
+    the test session's XDG_CACHE_HOME), as it stands in a JSON string."""
+    return json.dumps(shlex.quote(str(machine_config.pycache_dir())))[1:-1]
 
 
 @dataclass
@@ -129,13 +131,15 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     import graphify_nudge
     import graphify_nudge_index
 
-    cache = hook_chain.pycache_dir().joinpath(*hooks.parts[1:])
+    cache = machine_config.pycache_dir().joinpath(*hooks.parts[1:])
     for module in (graphify_nudge, graphify_nudge_index):  # as `mishkan install` puts them
         target = hooks / Path(str(module.__file__)).name
         shutil.copyfile(str(module.__file__), target)
         pyc = cache / f"{target.stem}.{sys.implementation.cache_tag}.pyc"
         mode = py_compile.PycInvalidationMode.CHECKED_HASH
         py_compile.compile(str(target), cfile=str(pyc), doraise=True, invalidation_mode=mode)
+    shim = Path(str(hook_chain.__file__)).parent / "data" / hook_chain.SHIM_FILE
+    shutil.copyfile(shim, hooks / hook_chain.SHIM_FILE)
     world.user.mkdir(parents=True)
     world.managed.mkdir()
     git(world.project, "init", "-q")
@@ -153,6 +157,10 @@ def build(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> World:
     ):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(world.home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(world.home / ".config"))
+    config = machine_config.config_path()
+    config.parent.mkdir(parents=True)
+    config.write_bytes(machine_config.render(PYTHON, machine_config.pycache_dir()))
     # no graphify of this machine's on PATH: its release would change the findings
     monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}:/usr/bin:/bin")
     for key, value in GIT_ENV.items():

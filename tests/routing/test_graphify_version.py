@@ -38,7 +38,7 @@ def test_without_graphify_on_path_the_summary_says_so(
 ) -> None:
     lines, err = _findings(world, capsys)
     assert lines == []
-    checked = "matrix, hook, mcp, settings project, agents, graph refresh, claude"
+    checked = "matrix, hook, mcp, settings project, agents, graph refresh, graph coverage, claude"
     assert f"({checked}); graphify not found" in err
 
 
@@ -52,7 +52,9 @@ def test_0_8_31_is_clean_without_the_hooks_its_hook_install_cannot_write(
         (world.project / ".git" / "hooks" / name).unlink()
     lines, err = _findings(world, capsys)
     assert lines == []
-    assert err.rstrip().endswith(f"graph refresh, claude); graphify 0.8.31 ({script})")
+    assert err.rstrip().endswith(
+        f"graph refresh, graph coverage, claude); graphify 0.8.31 ({script})"
+    )
 
 
 def test_the_newest_release_still_asks_for_all_four(

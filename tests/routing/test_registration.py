@@ -26,7 +26,10 @@ def test_the_good_harness_is_clean(
     world = _harness.build(tmp_path, monkeypatch)
     code, lines, err = _harness.check(world, capsys)
     assert (code, lines) == (0, [])
-    assert "clean (matrix, hook, mcp, settings project, agents, graph refresh, claude)" in err
+    assert (
+        "clean (matrix, hook, mcp, settings project, agents, graph refresh, graph coverage, claude)"
+        in err
+    )
 
 
 @pytest.mark.parametrize("case", CASES, ids=[p.name for p in CASES])
