@@ -2516,23 +2516,34 @@ def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional
     last = f"This {'Read' if call.kind == 'read' else 'search'} runs as asked."
     if call.via == "Bash":
         last += f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
-    # How much of each part to show, and which gives way first when the text
-    # is too long: use lines, the closing line, the command, then definitions.
+    # How much of each part to show, and the order in which they give way when
+    # the text is too long: (part, down to): an answer keeps a use line longest.
     if hit.kind == "file":
-        show = {"dependents": 3, "importers": 4, "last": 1, "more": 1, "defines": 4, "note": 1}
-        floor = {"defines": 1}
+        show = {"importers": 4, "dependents": 3, "defines": 4, "last": 1, "more": 1, "note": 1}
+        shrink = _SHRINK_FILE
     else:
         several = hit.total > 1
-        show = {"uses": 3 if several else 5, "last": 1, "more": 1, "definitions": 6, "note": 1}
-        floor = {"definitions": 1}
+        show = {"uses": 3 if several else 5, "definitions": 6, "last": 1, "more": 1, "note": 1}
+        shrink = _SHRINK_SYMBOL
     while True:
         text = _answer(call, graph, hit, show, last)
         if len(text) <= MAX_ADVISORY_CHARS:
             return text
-        part = next((k for k, n in show.items() if n > floor.get(k, 0)), None)
+        part = next((part for part, floor in shrink if show[part] > floor), None)
         if part is None:
             return None
         show[part] -= 1
+
+
+#: what gives way first when an answer is too long (docs/hook.md, "Bounded")
+_SHRINK_SYMBOL: "tuple[tuple[str, int], ...]" = (
+    ("uses", 2), ("definitions", 3), ("last", 0), ("uses", 1), ("more", 0), ("uses", 0),
+    ("definitions", 1), ("note", 0),
+)  # fmt: skip
+_SHRINK_FILE: "tuple[tuple[str, int], ...]" = (
+    ("dependents", 1), ("importers", 1), ("last", 0), ("defines", 2), ("more", 0),
+    ("dependents", 0), ("importers", 0), ("defines", 1), ("note", 0),
+)  # fmt: skip
 
 
 def _answer(call: Call, graph: Graph, hit: Hit, show: "dict[str, int]", last: str) -> str:

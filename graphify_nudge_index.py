@@ -437,7 +437,7 @@ def _index_lines(
         record = defined.file_record(path, by_file.get(path, []), resolver.file_argument(path))
         if record is not None and _index_file(record) is not None:
             lines.append(f"f\t{path}\t{_dumps(record)}".encode())
-    by_name: dict[str, list[tuple[tuple[int, int, str, int], list[object]]]] = {}
+    by_name: dict[str, list[tuple[tuple[int, int, int, str, int], list[object]]]] = {}
     for i, name, path, line, scope in sites:
         row: list[object] = [
             name, path, line, resolver.symbol_argument(i, name, path), resolver.ids[i],
@@ -446,7 +446,10 @@ def _index_lines(
         ]  # fmt: skip
         if _index_site(row) is None:
             continue
-        by_name.setdefault(name, []).append((_site_rank(path, line), row))
+        # source before tests, then the most used first (the hook shows the first ones)
+        test, generated, _, _ = _site_rank(path, line)
+        used = row[8][0]  # type: ignore[index]
+        by_name.setdefault(name, []).append(((test, generated, -used, path, line), row))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
         head = f"s\t{key}\t[{len(ranked)},["
@@ -464,10 +467,17 @@ def _index_lines(
     return lines
 
 
+#: what marks a test file: a test directory, a test_ prefix, a _test/.test/.spec suffix
+#: (`/test` alone also took src/click/testing.py, which is the library's own API)
+_TEST_MARKS: "Final" = (
+    "/test/", "/tests/", "/test_", "/__tests__/", "_test.", ".test.", ".spec.", "/spec/",
+)  # fmt: skip
+
+
 def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
     """Project source first, tests and generated declarations (.d.ts) last."""
     lowered = "/" + path.lower()
-    test = any(mark in lowered for mark in ("/test", "_test.", ".test.", ".spec.", "/spec/"))
+    test = any(mark in lowered for mark in _TEST_MARKS)
     generated = any(lowered.endswith(ext) for ext in (".d.ts", ".d.cts", ".d.mts"))
     return (int(test), int(generated), path, line)
 
@@ -475,16 +485,17 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
 def _use_order(uses: "list[tuple[str, int, str, str, str, str]]", home: str) -> "list[int]":
     """The documented order of use sites (docs/hook.md, "Which uses are shown"):
     other files before `home` (the definition's own file), the first site of
-    each file before second ones, source before tests and .d.ts, EXTRACTED
-    before INFERRED before AMBIGUOUS, calls before other relations before imports, then path
-    and line. Rows are (path, line, user, relation, confidence, ...)."""
+    each file before second ones, source before tests and .d.ts, imports after
+    every other use, EXTRACTED before INFERRED before AMBIGUOUS, calls before
+    other relations, then path and line. Rows are (path, line, user, relation,
+    confidence, ...)."""
     confidence = {word: rank for rank, word in enumerate(CONFIDENCE)}
 
     def within(k: int) -> "tuple[object, ...]":
         path, line, _, relation, conf = uses[k][:5]
         test, generated, _, _ = _site_rank(path, line)
-        relation_rank = 0 if relation == "calls" else 2 if relation in _IMPORTS else 1
-        return (test, generated, confidence.get(conf, 3), relation_rank, path, line)
+        imports = relation in _IMPORTS
+        return (test, generated, imports, confidence.get(conf, 3), relation != "calls", path, line)
 
     order = sorted(range(len(uses)), key=within)
     seen: dict[str, int] = {}
@@ -571,6 +582,9 @@ _OVERLOAD_SHAPES: "Final" = {
 }
 for _ext in (".tsx", ".mts", ".cts"):
     _OVERLOAD_SHAPES[_ext] = _OVERLOAD_SHAPES[".ts"]
+_OVERLOAD_SHAPES[".py"] = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\(")
+#: how far below an annotation graphify placed a node its declaration may be
+_ANNOTATION_LINES: "Final" = 8
 #: words that stand where a Java return type would, in a statement (`return f(x);`)
 _NOT_TYPES: "Final" = frozenset(
     {"return", "new", "throw", "else", "case", "await", "yield", "typeof", "instanceof", "do",
@@ -707,8 +721,10 @@ class _Definitions:
         self.root_name = parts[-3] if len(parts) >= 3 else ""
         self.sources = _Sources(_project_of(graph_path) if root is None else root)
         self._sites: Optional[list[tuple[int, str, str, int, list[str]]]] = None
-        self._named_in: dict[tuple[str, str], int] = {}  # (file, name): definition nodes
-        self._declared: dict[str, dict[str, list[int]]] = {}  # file -> `_declarations`
+        # (file, name, callable) -> the lines of its definition nodes there
+        self._named_in: dict[tuple[str, str, bool], list[int]] = {}
+        # file -> name -> (line, indentation, an overload) of each declaration-shaped line
+        self._declared: dict[str, dict[str, list[tuple[int, str, bool]]]] = {}
         self._users: dict[int, str] = {}
         # each file's own nodes (its module): what an importer of the file points at
         self.modules: dict[str, list[int]] = {}
@@ -813,14 +829,35 @@ class _Definitions:
                 continue
             scope = parts[:-1] or self._scope_of(i)
             for path, line in where:
-                text = self.sources.line(path, line) if _plain(path) else None
-                if text is None or self.excludes(path) or not _declares(text, name):
+                declared = self._declared_at(path, line, name) if _plain(path) else None
+                if declared is None or self.excludes(path):
                     continue
-                out.append((i, name, path, line, _bounded(self._path_scope(path) + scope)))
+                out.append((i, name, path, declared, _bounded(self._path_scope(path) + scope)))
         self._sites = out
-        for _, name, path in dict.fromkeys((i, n, p) for i, n, p, _, _ in out):
-            self._named_in[path, name] = self._named_in.get((path, name), 0) + 1
+        for i, name, path, line, _ in out:
+            lines = self._named_in.setdefault((path, name, self._kind(i) > 0), [])
+            lines.append(line)
         return out
+
+    def _declared_at(self, path: str, line: int, name: str) -> "Optional[int]":
+        """The line that declares `name` at graphify's `line`: that line, or,
+        when graphify put the node on an annotation (`@Override`, `#[...]`:
+        Java, PHP, TypeScript, Rust), the first line after the annotations;
+        None when neither declares it (`new Runnable() {`, an unreadable file)."""
+        for at in range(line, line + _ANNOTATION_LINES):
+            text = self.sources.line(path, at)
+            if text is None:
+                return None
+            if _declares(text, name):
+                return at
+            if not text.lstrip().startswith(("@", "#[")):
+                return None
+        return None
+
+    def _kind(self, i: int) -> int:
+        """0 a type (or anything not called), 1 a function `f()`, 2 a method `.f()`."""
+        label = str(self.resolver.nodes[i].get("label"))
+        return 2 if label.startswith(".") else 1 if label.endswith("()") else 0
 
     def owner(self, i: int) -> str:
         """The name of the symbol node i hangs off (its class, module, impl or
@@ -851,49 +888,79 @@ class _Definitions:
         return shown if _plain(shown) and len(shown) <= QUOTE_CHARS else ""
 
     def overloads(self, i: int, name: str, path: str, line: int) -> "list[int]":
-        """The lines of `path` that declare `name` when they are several and the
-        graph has node i alone for them (Java overloads, TypeScript overload
-        signatures), else []."""
+        """The lines of `path` that declare `name` for node i when they are
+        several: graphify makes one node of a Java method's or constructor's
+        overloads, a TypeScript function's overload signatures and a Python
+        `@overload` set, at the first. Node i's are the declarations at its
+        line's indentation from its line to the next node of that name and kind
+        in the file (and before it, when it is the first); [] for one."""
         self.sites()
-        if self._named_in.get((path, name)) != 1:
-            return []
-        found = self._declarations(path).get(name, [])
-        return found[:INDEX_MAX_SITES] if len(found) > 1 and line in found else []
+        nodes = sorted(self._named_in.get((path, name, self._kind(i) > 0), ()))
+        text = self.sources.line(path, line) or ""
+        indent = text[: len(text) - len(text.lstrip())]
+        later = [n for n in nodes if n > line]
+        stop = later[0] if later else 1 << 31
+        start = 0 if nodes and nodes[0] == line else line
+        found = [
+            (at, overload) for at, at_indent, overload in self._declarations(path).get(name, ())
+            if at_indent == indent and (start < at < stop or at == line)
+        ]  # fmt: skip
+        lines = [at for at, _ in found]
+        if len(lines) > 1 and line in lines and any(overload for _, overload in found):
+            return lines[:INDEX_MAX_SITES]
+        return []
 
-    def _declarations(self, path: str) -> "dict[str, list[int]]":
-        """name -> the lines of `path` shaped as its declaration (`_OVERLOAD_SHAPES`),
-        one pass over the file."""
+    def _declarations(self, path: str) -> "dict[str, list[tuple[int, str, bool]]]":
+        """name -> (line, indentation, an overload) of each line of `path` shaped
+        as its declaration (`_OVERLOAD_SHAPES`), one pass over the file. In
+        Python only a `@overload`-decorated def is an overload (the others are
+        redefinitions, or the implementation beside them)."""
         if path not in self._declared:
-            shape = _OVERLOAD_SHAPES.get(_extension(path))
-            found: dict[str, list[int]] = {}
-            for k, text in enumerate(self.sources.lines(path) if shape else ()):
+            extension = _extension(path)
+            shape = _OVERLOAD_SHAPES.get(extension)
+            found: dict[str, list[tuple[int, str, bool]]] = {}
+            lines = self.sources.lines(path) if shape else []
+            for k, text in enumerate(lines):
                 match = shape.match(text) if shape and "(" in text else None
                 if match is None:
                     continue
                 parts = match.groupdict()
                 kind = (parts.get("type") or "").split()
-                if (parts.get("mods") == "" and not kind) or (kind and kind[0] in _NOT_TYPES):
-                    continue  # a call (`eval(x);`, `return f(x);`), not a declaration
-                found.setdefault(parts["name"], []).append(k + 1)
+                bare = parts.get("mods") == "" and not kind  # no modifier, no type
+                if (kind and kind[0] in _NOT_TYPES) or (bare and not (
+                    parts["name"][:1].isupper() and not text.rstrip().endswith(";")
+                )):  # fmt: skip
+                    # a call (`eval(x);`, `return f(x);`), not a declaration; a
+                    # package-private constructor `Req(int a) {` is one
+                    continue
+                above = lines[k - 1].strip() if k else ""
+                overload = extension != ".py" or (above[:1] == "@" and above.endswith("overload"))
+                indent = text[: len(text) - len(text.lstrip())]
+                found.setdefault(parts["name"], []).append((k + 1, indent, overload))
             self._declared[path] = found
         return self._declared[path]
 
     def _verified_uses(
-        self, targets: "list[tuple[int, str]]", home: str, kinds: "Optional[frozenset[str]]",
-        outside: bool,
+        self, targets: "list[tuple[int, tuple[str, ...]]]", home: str,
+        kinds: "Optional[frozenset[str]]", outside: bool,
     ) -> "list[tuple[str, int, str, str, str, str]]":  # fmt: skip
         """(path, line, user, relation, confidence, name used) of each use of the
-        `targets` (node, name) whose line names it: relations in `kinds` (None:
-        every use; empty: every use but imports), sites outside `home` only if `outside`."""
+        `targets` (node, the names a line that uses it names: the node's own, or
+        for a file's own node its module name and the names it defines) whose
+        line names one: relations in `kinds` (None: every use; empty: every use
+        but imports), sites outside `home` only if `outside`."""
         out = []
-        for i, name in targets:
+        for i, names in targets:
             for j, relation, confidence, path, line in self.incoming.get(i, ()):
                 if kinds is not None and (relation in _IMPORTS) != bool(kinds):
                     continue
                 if (outside and path == home) or not _plain(path) or self.excludes(path):
                     continue
+                if j in self.placeholders:
+                    continue  # 0.8.x: an unresolved type reference (`bool`) uses nothing
                 user = self.user(j)
-                if user and self.sources.names(path, line, name):
+                name = next((n for n in names if self.sources.names(path, line, n)), None)
+                if user and name is not None:
                     out.append((path, line, user, relation, confidence, name))
         return list(dict.fromkeys(out))
 
@@ -901,7 +968,7 @@ class _Definitions:
         """[total, files, [[relation, n], ...], [[confidence, n], ...], [[path,
         line, user, relation, confidence], ...]]: who uses definition i, as
         the graph records it and the source lines confirm, in `_use_order`."""
-        found = self._verified_uses([(i, name)], path, None, outside=False)
+        found = self._verified_uses([(i, (name,))], path, None, outside=False)
         return _use_record(found, path, with_name=False)
 
     def file_record(
@@ -914,21 +981,25 @@ class _Definitions:
         stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
         if stem in ("__init__", "index", "mod", "lib") and "/" in path:
             stem = path.rsplit("/", 2)[-2]  # a package is imported by its directory's name
-        targets = [(i, stem) for i in self.modules.get(path, ())]
-        targets += [(i, name) for i, name, _ in defined]
+        # `from .core import Context`, `require('./command')`, and a re-export
+        # `export { Receiver }` whose line names what the file defines, not its name
+        module = (stem, *sorted({name for _, name, _ in defined}))
+        targets = [(i, module) for i in self.modules.get(path, ())]
+        targets += [(i, (name,)) for i, name, _ in defined]
         # one import line that names several of the file's symbols is one importer
         by_site = {(site[0], site[1]): site for site in reversed(
             self._verified_uses(targets, path, _IMPORTS, outside=True)
         )}  # fmt: skip
         importers = list(reversed(by_site.values()))
         dependents = self._verified_uses(
-            [(i, n) for i, n, _ in defined], path, frozenset(), outside=True
+            [(i, (n,)) for i, n, _ in defined], path, frozenset(), outside=True
         )
         if not (importers or dependents or defined):
             return None
-        # top-level before members, public before `_private`, the most used first
+        # public before `_private`, types before functions before methods, then
+        # the most used first
         shown = sorted(set(defined), key=lambda site: (
-            site[0] in self.parent, site[1][:1] == "_", -len(self.incoming.get(site[0], ())),
+            site[1][:1] == "_", self._kind(site[0]), -len(self.incoming.get(site[0], ())),
             site[2],
         ))  # fmt: skip
         names = [[name, line] for _, name, line in shown[:INDEX_FILE_ROWS]]
