@@ -70,7 +70,10 @@ FRESHNESS_FLOOR = 0.2
 #: back from: one JSON object (a YAML flow mapping), counts only
 FIGURES_KEY = "figures"
 FIGURES_VERSION = 1
-FIGURE_FIELDS = ("nudges", "nudges_respected", "triggers", "triggers_consulted")
+FIGURE_FIELDS = (
+    "nudges", "nudges_respected", "nudges_answered", "triggers", "triggers_consulted",
+    "triggers_served",
+)  # fmt: skip
 MAX_FIGURE_AGENTS = 32
 #: reading reports back: bytes per report, and .md files looked at per directory
 REPORT_LIMIT = 1 << 20
@@ -462,6 +465,7 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
 
     rate = report["pre_read_consultation_rate"]
     respect = report["nudge_respect_ratio"]
+    served = report.get("graph_served_rate")  # a report from before issue 30 has none
     triggers = report["triggers"]
     if report["sessions"] == 0:
         rec = Recommendation("no-data", "no session in this window: nothing to decide")
@@ -493,6 +497,13 @@ def recommend(report: Mapping[str, Any]) -> Recommendation:
             "keep-phase-2",
             f"keep phase 2: target met, pre-Read consultation rate {pct(rate)} >= 80%; "
             "hard-deny stays deferred to a separate, dated decision (D-009)",
+        )
+    elif served is not None and served >= CONSULTATION_TARGET:
+        rec = Recommendation(
+            "keep-phase-2",
+            f"keep phase 2: target met by the graph's answers, {pct(served)} of triggers "
+            f"consulted the graph or were answered from it in the advisory (answered share "
+            f"{pct(report.get('answered_share'))}); hard-deny stays deferred (D-009)",
         )
     else:
         rec = Recommendation(
