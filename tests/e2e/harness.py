@@ -310,6 +310,18 @@ def build_graph(project: Project, graphify: Path) -> dict[str, Any]:
     return graph
 
 
+def build_index(project: Project, graphify: Path) -> str:
+    """The hook's graph index of the project's graph, built as `mishkan
+    graph-index` builds it, with `graphify`'s release on PATH (its dialect).
+    The hook answers only from a current index: without one it would build it
+    in the background on the first trigger and answer from the next."""
+    env = {"PATH": f"{graphify.parent}:{base_path()}", "HOME": str(project.home),
+           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
+    done = run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
+               cwd=project.repo, env=env)  # fmt: skip
+    return done.stdout
+
+
 # --------------------------------------------------------------------------- #
 # the hook
 

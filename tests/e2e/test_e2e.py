@@ -33,6 +33,7 @@ from tests.e2e.harness import (
     Project,
     ScenarioRun,
     build_graph,
+    build_index,
     commit_change,
     head_sha,
     install_hook,
@@ -85,18 +86,8 @@ def _project(tmp_path_factory: pytest.TempPathFactory, name: str, graphify: Path
     project = make_project(tmp_path_factory.mktemp(name))
     graph = build_graph(project, graphify)
     assert graph["built_at_commit"] == head_sha(project.repo)
-    _index(project, graphify)
+    build_index(project, graphify)
     return project
-
-
-def _index(project: Project, graphify: Path) -> None:
-    """The hook's graph index, built as `mishkan graph-index` builds it (the hook
-    says nothing until it has one: it would build it in the background on the
-    first trigger, and answer from the next one)."""
-    env = {"PATH": f"{graphify.parent}:/usr/bin:/bin", "HOME": str(project.home),
-           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
-    run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
-        cwd=project.repo, env=env)  # fmt: skip
 
 
 def _completed(run_: ScenarioRun) -> None:
@@ -486,7 +477,7 @@ def test_graph_fresh_then_stale_then_fresh(
     # rebuild: fresh again, at the new HEAD
     graph = build_graph(project, graphify_bin)
     assert graph["built_at_commit"] == second_head
-    _index(project, graphify_bin)
+    build_index(project, graphify_bin)
     refreshed = run_scenario("refreshed", project, claude_bin, "bypassPermissions")
     runs.append(refreshed)
     _completed(refreshed)

@@ -38,11 +38,11 @@ from tests.e2e.harness import (
     Project,
     ScenarioRun,
     build_graph,
+    build_index,
     git,
     head_sha,
     install_hook,
     make_project,
-    mishkan_command,
     run,
     run_scenario,
     strings_in,
@@ -138,11 +138,8 @@ def session(
     build_graph(project, graphify_release.bin)
     install_hook(project, "advise", cap=10, log_events=EVENTS)
     _register_post_tool_use_failure(project)
-    env = {"PATH": f"{graphify_release.bin.parent}:/usr/bin:/bin", "HOME": str(project.home),
-           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
-    built = run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
-                cwd=project.repo, env=env)  # fmt: skip
-    assert built.stdout.startswith("graph index built"), built.stdout
+    built = build_index(project, graphify_release.bin)
+    assert built.startswith("graph index built"), built
     result = run_scenario(
         "advice",
         project,
@@ -385,8 +382,7 @@ def test_a_commit_graphify_finds_unchanged_is_not_stale(
     git(project.repo, "commit", "-q", "-m", "graph", "--allow-empty")
     run([graphify, "update", "."], cwd=project.repo, env=update)
     built = graphify_nudge.built_at_commit(str(project.graph))
-    run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
-        cwd=project.repo, env=env)  # fmt: skip
+    build_index(project, graphify_release.bin)
     with (project.repo / SOURCE_REL).open("a", encoding="utf-8") as out:
         out.write("# a comment, no structure\n")
     git(project.repo, "commit", "-q", "-am", "a comment")
