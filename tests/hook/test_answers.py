@@ -307,3 +307,26 @@ def test_a_read_of_a_file_answers_what_depends_on_it(tmp_path: Path) -> None:
     ]
     assert 'Defines: 1 symbol: "target" L1.' in text
     assert (hook.calls()[-1]["answered"], hook.calls()[-1]["uses"]) == ("dependents", 2)
+
+
+def test_a_read_of_the_hook_s_own_files_is_never_a_trigger(tmp_path: Path) -> None:
+    """Issue 29 item 2: wherever the hook runs from inside the project (the
+    default payload/mishkan/hooks/, or another directory), a Read of its files
+    is no trigger: never advised, whatever an older graph holds of them."""
+    import shutil
+
+    from tests.hook.conftest import HOOK, hook_input, make_repo, write_graph
+
+    repo = make_repo(tmp_path / "repo")
+    write_graph(repo, git(repo, "rev-parse", "HEAD"))
+    hook = Hook(repo, tmp_path / "telemetry")
+    for hooks_dir in ("payload/mishkan/hooks", "tools/hooks"):
+        installed = repo / hooks_dir / "graphify_nudge.py"
+        installed.parent.mkdir(parents=True)
+        shutil.copy2(HOOK, installed)
+        for read in ("payload/mishkan/hooks/graphify_nudge.py", f"{hooks_dir}/x.py"):
+            data = hook_input(repo, "Read", {"file_path": str(repo / read)})
+            result = hook.subprocess(data, hook_file=installed)
+            assert (result.returncode, result.stdout) == (0, b"")
+            assert (hook.calls()[-1]["kind"], hook.calls()[-1]["trigger"]) == ("read", False)
+    assert context_of(hook.call("Read", {"file_path": str(repo / "src/app.py")}))  # the project
