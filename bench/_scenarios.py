@@ -14,6 +14,7 @@ import os
 import random
 import shutil
 import subprocess
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -570,6 +571,16 @@ def build_index(fixture: Fixture, python: str, hooks_dir: Path) -> str:
         timeout=1800,
     )
     return out.stdout.decode().strip()
+
+
+def keep_index_attempt_recent(fixture: Fixture) -> None:
+    """index_missing, index_outdated: the staged attempt stays recent (its mtime
+    now), so the state lasts the whole run: an attempt older than the hook's
+    retry delay (10 minutes, shorter than a full run) would start a real build,
+    and the index would then be current."""
+    now = time.time()
+    for path in fixture.index_dir.glob("*.attempt"):
+        os.utime(path, (now, now))
 
 
 def reset_index_attempt(fixture: Fixture) -> None:
