@@ -400,6 +400,11 @@ _STRUCTURE: "Final" = frozenset(
 #: uses of a file as a module: its importers (the rest are its dependents)
 _IMPORTS: "Final" = frozenset({"imports", "imports_from", "re_exports", "dynamic_import"})
 INDEX_USES: "Final" = 6  # use sites stored per definition (the hook shows at most 5)
+#: definitions of a name stored with all their INDEX_USES rows; later ones (shown
+#: only to a qualified search that picks them) keep INDEX_USES_LATER, so a name
+#: every package defines reads as a short line (bench: index_go_many)
+INDEX_FULL_SITES: "Final" = 8
+INDEX_USES_LATER: "Final" = 2
 INDEX_FILE_ROWS: "Final" = 6  # importers, dependents and definitions stored per file
 
 
@@ -455,7 +460,9 @@ def _index_lines(
         head = f"s\t{key}\t[{len(ranked)},["
         rows: list[str] = []
         size = len(head) + 2
-        for _, row in ranked[:INDEX_MAX_SITES]:
+        for rank, (_, row) in enumerate(ranked[:INDEX_MAX_SITES]):
+            if rank >= INDEX_FULL_SITES:  # the hook shows 6 definitions: the rest keep 2 uses
+                row[8][4] = row[8][4][:INDEX_USES_LATER]  # type: ignore[index]
             text = _dumps(row)  # ASCII: its length is its size
             if size + len(text) + 1 > INDEX_MAX_LINE:
                 break
