@@ -589,6 +589,11 @@ _OVERLOAD_SHAPES: "Final" = {
 }
 for _ext in (".tsx", ".mts", ".cts"):
     _OVERLOAD_SHAPES[_ext] = _OVERLOAD_SHAPES[".ts"]
+#: TypeScript methods: a signature with a return type (`alias(a: string): this;`)
+_TS_METHOD: "Final" = re.compile(
+    r"^\s*(?:(?:public|private|protected|static|readonly|abstract|override|declare|async)\s+)*"
+    r"(?P<name>[A-Za-z_$][\w$]*)\s*\??\s*(?:<[^>]*>)?\s*\(.*\)\s*:"
+)
 _OVERLOAD_SHAPES[".py"] = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\(")
 #: how far below an annotation graphify placed a node its declaration may be
 _ANNOTATION_LINES: "Final" = 8
@@ -597,6 +602,42 @@ _NOT_TYPES: "Final" = frozenset(
     {"return", "new", "throw", "else", "case", "await", "yield", "typeof", "instanceof", "do",
      "assert", "goto"}
 )  # fmt: skip
+
+
+def _depths(lines: "list[str]", indented: bool) -> "list[int]":
+    """Each line's nesting depth at its start: its indentation (tabs as 8) for
+    Python, else the braces opened before it, outside strings and comments (a
+    file that mixes tabs and spaces still nests by its braces)."""
+    if indented:
+        return [len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip()) for text in lines]
+    out, depth, block, quote = [], 0, False, ""
+    for text in lines:
+        out.append(depth)
+        k, end = 0, len(text)
+        while k < end:
+            char = text[k]
+            if block:
+                if text.startswith("*/", k):
+                    block, k = False, k + 1
+            elif quote:
+                if char == "\\":
+                    k += 1
+                elif char == quote:
+                    quote = ""
+            elif text.startswith("//", k):
+                break
+            elif text.startswith("/*", k):
+                block, k = True, k + 1
+            elif char in "\"'`":
+                quote = char
+            elif char == "{":
+                depth += 1
+            elif char == "}":
+                depth = max(0, depth - 1)
+            k += 1
+        if quote != "`":
+            quote = ""  # a string never runs past its line, but a template literal may
+    return out
 
 
 def _word_at(text: str, name: str, start: int = 0) -> int:
@@ -612,19 +653,62 @@ def _word_at(text: str, name: str, start: int = 0) -> int:
     return -1
 
 
+#: words that declare the name right after them (`def name`, `fn name`, `class Name`)
+_DECLARING: "Final" = frozenset(
+    {"def", "function", "fn", "func", "class", "interface", "struct", "enum", "trait", "type",
+     "module", "impl", "const", "let", "var", "val", "object", "record", "namespace", "union"}
+)  # fmt: skip
+#: words after which `name(` is an expression (a call), not a declaration
+_EXPRESSION_WORDS: "Final" = frozenset(
+    {"return", "await", "yield", "throw", "new", "else", "case", "typeof", "delete", "in", "of",
+     "and", "or", "not", "if", "elif", "while", "assert", "raise", "echo", "print"}
+)  # fmt: skip
+#: characters after which `name(` is an expression: an operand, an argument, an element
+_EXPRESSION_ENDS: "Final" = frozenset("=(,:!&|+-*/%<[{;?")
+
+
 def _declares(text: str, name: str) -> bool:
-    """Whether a definition's line names `name` other than as `new [pkg.]Name`
-    (an instance, or an anonymous class: a use, not a definition)."""
+    """Whether a definition's line declares `name`: it names it somewhere other
+    than as `new [pkg.]Name` (an instance, or an anonymous class: a use) or as
+    a call inside an expression (`return initObservable(...)`, `x = f(y)`,
+    `obj.name(...)`: graphify makes nodes there too). A name right after a
+    declaring word (`def`, `function`, `fn`, `class`, Go's `func (r T)`), or
+    not followed by `(`, or at the start of the line or after a type or a
+    modifier (`public void name(`, `name(args) {`), is declared."""
     at = _word_at(text, name)
     while at >= 0:
         head = at
-        while head and (text[head - 1] in _WORD_CHARS or text[head - 1] == "."):
-            head -= 1  # a qualifier: `new java.lang.Runnable`
+        while head and (text[head - 1] in _WORD_CHARS or text[head - 1] in ".:"):
+            head -= 1  # a qualifier: `new java.lang.Runnable`, `def self.name`, `obj.name`
         before = text[:head].rstrip()
-        if not (before.endswith("new") and (len(before) == 3 or before[-4] not in _WORD_CHARS)):
+        word = _last_word(before)
+        qualified = head < at
+        call = text[at + len(name) :].lstrip().startswith("(")
+        if word == "new":
+            pass  # `new Name(`, `new Name() {`: a use
+        elif word in _DECLARING or _GO_RECEIVER.search(text[:head]):
             return True
+        elif not call and not qualified:
+            return True  # a class header, an assignment target, a field, a type alias
+        elif not call:
+            return True  # `self.name = ...`, `Foo.prototype.name = function`
+        elif word in _EXPRESSION_WORDS or (not word and before[-1:] in _EXPRESSION_ENDS):
+            pass  # `return f(`, `x = f(`, `g(f(`: a call in an expression
+        elif not qualified:
+            return True  # `name(args) {`, `public void name(`, `static <T> T name(`
         at = _word_at(text, name, at + 1)
     return False
+
+
+_GO_RECEIVER: "Final" = re.compile(r"\bfunc\s*\([^()]*\)\s*$")
+
+
+def _last_word(text: str) -> str:
+    """The identifier `text` ends with, or "" when it ends with anything else."""
+    cut = len(text)
+    while cut and text[cut - 1] in _WORD_CHARS:
+        cut -= 1
+    return text[cut:]
 
 
 class _Sources:
@@ -730,8 +814,8 @@ class _Definitions:
         self._sites: Optional[list[tuple[int, str, str, int, list[str]]]] = None
         # (file, name, callable) -> the lines of its definition nodes there
         self._named_in: dict[tuple[str, str, bool], list[int]] = {}
-        # file -> name -> (line, indentation, an overload) of each declaration-shaped line
-        self._declared: dict[str, dict[str, list[tuple[int, str, bool]]]] = {}
+        # file -> name -> (line, nesting depth, an overload) of each declaration-shaped line
+        self._declared: dict[str, dict[str, list[tuple[int, int, bool]]]] = {}
         self._users: dict[int, str] = {}
         # each file's own nodes (its module): what an importer of the file points at
         self.modules: dict[str, list[int]] = {}
@@ -897,27 +981,28 @@ class _Definitions:
     def overloads(self, i: int, name: str, path: str, line: int) -> "list[int]":
         """The lines of `path` that declare `name` for node i when they are
         several: graphify makes one node of a Java method's or constructor's
-        overloads, a TypeScript function's overload signatures and a Python
-        `@overload` set, at the first. Node i's are the declarations at its
-        line's indentation from its line to the next node of that name and kind
-        in the file (and before it, when it is the first); [] for one."""
+        overloads, a TypeScript function's or method's overload signatures and
+        a Python `@overload` set, at the first. Node i's are the declarations
+        at its line's nesting depth (braces; Python: indentation) from its
+        line to the next node of that name and kind in the file (and before it,
+        when it is the first); [] for one."""
         self.sites()
         nodes = sorted(self._named_in.get((path, name, self._kind(i) > 0), ()))
-        text = self.sources.line(path, line) or ""
-        indent = text[: len(text) - len(text.lstrip())]
+        declared = self._declarations(path).get(name, [])
+        depth = next((d for at, d, _ in declared if at == line), None)
         later = [n for n in nodes if n > line]
         stop = later[0] if later else 1 << 31
         start = 0 if nodes and nodes[0] == line else line
         found = [
-            (at, overload) for at, at_indent, overload in self._declarations(path).get(name, ())
-            if at_indent == indent and (start < at < stop or at == line)
+            (at, overload) for at, at_depth, overload in declared
+            if at_depth == depth and (start < at < stop or at == line)
         ]  # fmt: skip
         lines = [at for at, _ in found]
         if len(lines) > 1 and line in lines and any(overload for _, overload in found):
             return lines[:INDEX_MAX_SITES]
         return []
 
-    def _declarations(self, path: str) -> "dict[str, list[tuple[int, str, bool]]]":
+    def _declarations(self, path: str) -> "dict[str, list[tuple[int, int, bool]]]":
         """name -> (line, indentation, an overload) of each line of `path` shaped
         as its declaration (`_OVERLOAD_SHAPES`), one pass over the file. In
         Python only a `@overload`-decorated def is an overload (the others are
@@ -925,10 +1010,13 @@ class _Definitions:
         if path not in self._declared:
             extension = _extension(path)
             shape = _OVERLOAD_SHAPES.get(extension)
-            found: dict[str, list[tuple[int, str, bool]]] = {}
+            found: dict[str, list[tuple[int, int, bool]]] = {}
             lines = self.sources.lines(path) if shape else []
+            depths = _depths(lines, extension == ".py")
             for k, text in enumerate(lines):
                 match = shape.match(text) if shape and "(" in text else None
+                if match is None and shape is _OVERLOAD_SHAPES[".ts"]:
+                    match = _TS_METHOD.match(text)
                 if match is None:
                     continue
                 parts = match.groupdict()
@@ -942,8 +1030,7 @@ class _Definitions:
                     continue
                 above = lines[k - 1].strip() if k else ""
                 overload = extension != ".py" or (above[:1] == "@" and above.endswith("overload"))
-                indent = text[: len(text) - len(text.lstrip())]
-                found.setdefault(parts["name"], []).append((k + 1, indent, overload))
+                found.setdefault(parts["name"], []).append((k + 1, depths[k], overload))
             self._declared[path] = found
         return self._declared[path]
 

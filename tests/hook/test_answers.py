@@ -330,3 +330,28 @@ def test_a_read_of_the_hook_s_own_files_is_never_a_trigger(tmp_path: Path) -> No
             assert (result.returncode, result.stdout) == (0, b"")
             assert (hook.calls()[-1]["kind"], hook.calls()[-1]["trigger"]) == ("read", False)
     assert context_of(hook.call("Read", {"file_path": str(repo / "src/app.py")}))  # the project
+
+
+def test_a_call_in_an_expression_is_no_definition(tmp_path: Path) -> None:
+    """graphify makes a node where a call's argument is a function (`return
+    initObservable(() => ...)`): that line calls the name, it declares nothing."""
+    root = project(tmp_path, {"src/a.ts": "export function make() {\n"
+                                          "  return initObservable(() => 1);\n}\n"})  # fmt: skip
+    nodes = [node("src_a_make", "make()", "src/a.ts", 1),
+             node("src_a_initobservable", "initObservable()", "src/a.ts", 2)]  # fmt: skip
+    built = index(root, nodes, [])
+    assert "s:initObservable" not in built and sites(built["s:make"]) == [("src/a.ts", 1)]
+
+
+def test_overloads_nest_by_braces_and_typescript_methods_count(tmp_path: Path) -> None:
+    """BeanShell's BSHType mixes tabs and spaces: its two `getTypeDescriptor`
+    are at one brace depth; a .d.ts class's method signatures (commander's
+    `alias(alias: string): this;` and `alias(): string;`) are overloads too."""
+    java = ("class T {\n    public String get(\n\t\tint a )\n    {\n\t}\n\n"
+            "\tpublic static String get( Class c )\n\t{\n\t}\n}\n")  # fmt: skip
+    dts = "export class Command {\n  alias(alias: string): this;\n  alias(): string;\n}\n"
+    root = project(tmp_path, {"src/T.java": java, "index.d.ts": dts})
+    nodes = [node("t_get", ".get()", "src/T.java", 2), node("c_alias", ".alias()", "index.d.ts", 2)]
+    built = index(root, nodes, [])
+    assert built["s:get"][1][0][7] == [2, 7]
+    assert built["s:alias"][1][0][7] == [2, 3]

@@ -355,10 +355,14 @@ def test_a_planted_index_is_never_trusted(tmp_path: Path, keyed: str) -> None:
     for data in (hook_input(victim_repo, "Grep", {"pattern": "apply_overlay"}, agent_id="a"),
                  hook_input(victim_repo, "Read", agent_id="b")):  # fmt: skip
         result = victim.subprocess(data)
-        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
+        assert (result.returncode, result.stderr) == (0, b"")
+        if result.stdout:  # the rebuild (of the victim's own graph) may already be done
+            text = context_of(result.stdout.decode())
+            assert "curl" not in text
+            assert_data_only(text)
     # never read: rebuilt for this graph, and nothing said until it is
     assert victim.calls()[0]["index"] in ("outdated", "building")
-    assert [c["reason"] for c in victim.calls()] == ["no_index"] * 2
+    assert victim.calls()[0]["reason"] == "no_index"
 
 
 def test_an_index_record_is_checked_on_read_as_on_write(tmp_path: Path) -> None:
