@@ -700,6 +700,31 @@ def _declares(text: str, name: str) -> bool:
     return False
 
 
+#: words a type, module or constant declaration may start with before its keyword
+_MODIFIERS: "Final" = frozenset(
+    {"pub", "export", "default", "abstract", "final", "public", "private", "protected",
+     "internal", "sealed", "declare", "readonly", "partial", "data", "open"}
+)  # fmt: skip
+_TYPE_DECLARING: "Final" = _DECLARING | frozenset(
+    {"static", "mod", "alias", "as"}
+)  # `export * as ns`
+
+
+def _declares_type(text: str, name: str) -> bool:
+    """Whether the line declares the type-like `name`: a declaring keyword just
+    before it (`pub struct Name`, `class Name`, `const NAME`), or the name first
+    on the line (modifiers aside)."""
+    at = _word_at(text, name)
+    while at >= 0:
+        words = text[:at].replace("(crate)", "").split()
+        while words and words[0] in _MODIFIERS:
+            words.pop(0)
+        if not words or words[-1] in _TYPE_DECLARING:
+            return True
+        at = _word_at(text, name, at + 1)
+    return False
+
+
 _GO_RECEIVER: "Final" = re.compile(r"\bfunc\s*\([^()]*\)\s*$")
 
 
@@ -920,7 +945,8 @@ class _Definitions:
                 continue
             scope = parts[:-1] or self._scope_of(i)
             for path, line in where:
-                declared = self._declared_at(path, line, name) if _plain(path) else None
+                typed = not callable_  # a class, type, module, constant: declared by a keyword
+                declared = self._declared_at(path, line, name, typed) if _plain(path) else None
                 if declared is None or self.excludes(path):
                     continue
                 out.append((i, name, path, declared, _bounded(self._path_scope(path) + scope)))
@@ -930,16 +956,21 @@ class _Definitions:
             lines.append(line)
         return out
 
-    def _declared_at(self, path: str, line: int, name: str) -> "Optional[int]":
+    def _declared_at(self, path: str, line: int, name: str, typed: bool) -> "Optional[int]":
         """The line that declares `name` at graphify's `line`: that line, or,
         when graphify put the node on an annotation (`@Override`, `#[...]`:
         Java, PHP, TypeScript, Rust), the first line after the annotations;
-        None when neither declares it (`new Runnable() {`, an unreadable file)."""
+        None when neither declares it (`new Runnable() {`, an unreadable file).
+        A `typed` name (a class, type, module or constant) is declared by a
+        keyword before it (`struct`, `class`, `const`, ...) or at the start of
+        its line (a Go grouped `type (` member, a Rust variant, `X = ...`):
+        graphify 0.8.x made nodes of types named in signatures (a Rust `fn
+        comparator(..) -> Result<(Comparator, ..)>`, a PHP return type)."""
         for at in range(line, line + _ANNOTATION_LINES):
             text = self.sources.line(path, at)
             if text is None:
                 return None
-            if _declares(text, name):
+            if _declares(text, name) and (not typed or _declares_type(text, name)):
                 return at
             if not text.lstrip().startswith(("@", "#[")):
                 return None

@@ -355,3 +355,28 @@ def test_overloads_nest_by_braces_and_typescript_methods_count(tmp_path: Path) -
     built = index(root, nodes, [])
     assert built["s:get"][1][0][7] == [2, 7]
     assert built["s:alias"][1][0][7] == [2, 3]
+
+
+def test_a_type_named_in_a_signature_is_no_definition(tmp_path: Path) -> None:
+    """graphify 0.8.31 merged semver's `Comparator` (named in `fn comparator(..)
+    -> Result<(Comparator, ..)>`) with the function of the same id, and made a
+    node of a PHP return type: a type is declared by its keyword (`pub struct`,
+    `class`), or first on its line (a Go grouped declaration, a Rust variant)."""
+    rust = (
+        "pub struct Comparator {\n}\nfn comparator(i: &str) -> Result<(Comparator, u8), E> {\n}\n"
+    )
+    php = "<?php\nclass T {\n    protected function f(): FormatterInterface\n    {\n    }\n}\n"
+    go = "package w\n\ntype (\n\tWidget struct{}\n)\n"
+    root = project(tmp_path, {"src/parse.rs": rust, "T.php": php, "w/w.go": go})
+    nodes = [node("src_parse_comparator", "Comparator", "src/parse.rs", 3),
+             node("src_parse_comparator_s", "Comparator", "src/parse.rs", 1),
+             node("t_formatterinterface", "FormatterInterface", "T.php", 3),
+             node("w_widget", "Widget", "w/w.go", 4)]  # fmt: skip
+    links = [edge("src_parse", "src_parse_comparator", "contains", "src/parse.rs", 3),
+             edge("src_parse", "src_parse_comparator_s", "contains", "src/parse.rs", 1),
+             edge("w_w", "w_widget", "contains", "w/w.go", 4)]  # fmt: skip
+    nodes += [node("src_parse", "parse.rs", "src/parse.rs", 1), node("w_w", "w.go", "w/w.go", 1)]
+    built = index(root, nodes, links)
+    assert sites(built["s:Comparator"]) == [("src/parse.rs", 1)]
+    assert "s:FormatterInterface" not in built
+    assert sites(built["s:Widget"]) == [("w/w.go", 4)]
