@@ -207,7 +207,8 @@ def _demo(root: Path) -> int:
                 starts += 1
         context = json.loads(printed)["hookSpecificOutput"]["additionalContext"] if printed else ""
         print(f"{n:2}. {who:11} {step[2]:5} {str(shown).replace('{root}/', '')}")
-        print(f"    -> {context or '(nothing printed)'}")
+        shown = (context or "(nothing printed)").replace("\n", "\n       ")  # an answer's lines
+        print(f"    -> {shown}")
     print(f"\nthe hook started {starts} times for {len(SCRIPT)} tool calls and a session start")
     telemetry = root / ".mishkan" / "telemetry"
     print(f"\n$ mishkan metrics --telemetry-dir {telemetry} --sprint demo")

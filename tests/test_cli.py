@@ -48,7 +48,9 @@ def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert out.count("-> [graphify-nudge]") == 3
-    assert "nudge-respect ratio:         66.7% (2/3)" in out
+    # each advisory answered (a definition, or what the file defines): none waits for a lookup
+    assert "nudge-respect ratio:         n/a" in out
+    assert "answered share:              75.0% (3/4)" in out
     assert "pre-Read consultation rate:  50.0% (2/4)" in out
     assert (project / "payload/mishkan/hooks/graphify_nudge.py").exists()
     assert (project / "payload/mishkan/hooks/graphify_nudge_index.py").exists()
