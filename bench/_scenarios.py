@@ -401,8 +401,8 @@ def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES)
 
 def write_sources(root: Path, graph: Path) -> None:
     """Give every node and edge of a synthetic graph the line it cites: for each
-    file the repository lacks, a comment at each cited line naming what the
-    graph says is declared or used there (the index builder keeps only sites
+    file the repository lacks, at each cited line, a declaration (`const name`)
+    of what the graph says is declared or used there (the index builder keeps only sites
     whose line names them, so the index of a synthetic graph has the size of a
     real one's). Dated with the work tree: no cited file is newer than the graph."""
     data = json.loads(graph.read_bytes())
@@ -421,9 +421,10 @@ def write_sources(root: Path, graph: Path) -> None:
     for link in data.get("links", ()):
         add(link.get("source_file"), link.get("source_location"), labels.get(link.get("target")))
     for file, lines in names.items():
-        mark = "#" if file.endswith((".py", ".rb")) else "//"
+        # `const name` declares a name of any kind to the builder's line check
+        # (a keyword right before it); the files are never code anyone runs
         text = "".join(
-            f"{mark} {' '.join(lines[k])}\n" if k in lines else "\n"
+            "; ".join(f"const {name}" for name in lines[k]) + "\n" if k in lines else "\n"
             for k in range(1, max(lines) + 1)
         )
         path = root / file
