@@ -116,9 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     results = measure(trees, args.python, args.path, max(1, args.calls))
     with open("/proc/loadavg") as load:
-        print(
-            f"{args.path}, {args.python}, {args.calls} calls per arm; load {load.read().split()[:3]}"
-        )
+        loadavg = load.read().split()[:3]
+    print(f"{args.path}, {args.python}, {args.calls} calls per arm; load {loadavg}")
     bare = results["bare"]
     bare_p95 = _stats.percentile([w for w, _ in bare], 95)
     bare_cpu = _stats.percentile([c for _, c in bare], 95)
