@@ -47,11 +47,13 @@ if TYPE_CHECKING:
     Environ = Union["Mapping[bytes, bytes]", "Mapping[str, str]", "_Settings"]
 
 __all__ = [
+    "CONFIDENCE",
     "DEFAULT_TELEMETRY_DIR",
+    "HOOKS_DIR",
     "INDEX_BUILDER",
     "INDEX_DIR",
     "MARKER",
-    "MAX_ADVISORY_BYTES",
+    "MAX_ADVISORY_CHARS",
     "MAX_REMEMBERED",
     "MAX_STDIN",
     "OPT_OUT_MARKER",
@@ -97,7 +99,7 @@ SELF_DISABLE_MESSAGE: "Final" = "graphify nudge self-disabled: budget exceeded"
 MARKER: "Final" = "[graphify-nudge]"
 #: a Bash call whose `description` contains this is a semantic search: no advice
 OPT_OUT_MARKER: "Final" = "[skip-graphify-nudge]"
-MAX_ADVISORY_BYTES: "Final" = 400
+MAX_ADVISORY_CHARS: "Final" = 1200  # Claude Code keeps 10,000 (a 2 KB preview above that)
 BUDGET_SECONDS: "Final" = 0.200  # the hook's own CPU time per call; see section 9
 DEFAULT_CAP: "Final" = 3
 MAX_CAP: "Final" = 999_999  # a longer MISHKAN_GRAPHIFY_NUDGE_CAP means "no cap"
@@ -114,12 +116,16 @@ LOOKUP_OUTPUT_SCAN: "Final" = 64 * 1024
 MAX_FIELD_CHARS: "Final" = 256  # telemetry strings are cut to this (`target`: twice)
 STATE_DIR: "Final" = ".state"
 INDEX_DIR: "Final" = ".index"
-INDEX_MAGIC: "Final" = "graphify-nudge-index 2"
+INDEX_MAGIC: "Final" = "graphify-nudge-index 3"
 INDEX_RETRY_SECONDS: "Final" = 600  # a build that left no word is retried after 10 minutes
 INDEX_FAILED_RETRY_SECONDS: "Final" = 86_400  # one that failed, after a day
 INDEX_MAX_LINE: "Final" = 1 << 16  # no index line is longer: the builder drops sites to fit
 INDEX_MAX_FIELD: "Final" = 512  # characters of an indexed name, path, argument, node id or scope
 INDEX_BUILDER: "Final" = "graphify_nudge_index"  # the module beside this file that builds it
+#: graphify's edge `confidence` values, surest first
+CONFIDENCE: "Final" = ("EXTRACTED", "INFERRED", "AMBIGUOUS")
+#: where `mishkan install` puts the hook (D-009): its files are never the subject of advice
+HOOKS_DIR: "Final" = "payload/mishkan/hooks"
 
 # Words in command position that run the *next* word as the real command.
 # Value: options of the wrapper that take a separate argument.
@@ -206,7 +212,7 @@ _DECLARATION_WORDS: "Final" = frozenset(
 )  # fmt: skip
 # Regex spellings of "some space" and of what may follow a searched name.
 _REGEX_SPACES: "Final" = ("\\s+", "\\s*", "\\s", " +", "\\ ", " ", "\t")
-_REGEX_PREFIXES: "Final" = ("^", "\\b", "\\<", "\\s*", "\\s+")
+_REGEX_PREFIXES: "Final" = ("^", "\\b", "\\<", "\\s*", "\\s+", ".", "->")
 _REGEX_SUFFIXES: "Final" = (
     "\\b", "\\>", "$", "\\(", "(", "\\s*\\(", "\\s*(", "[(]", "[(:]", "[:(]", ":", "\\s*:",
     "\\s*=", " =", "=", "\\{", "{", " {", "\\s*\\{", "\\s*{", "<", "\\s", "\\s*", "\\s+", " ",
@@ -1029,7 +1035,7 @@ def in_scope(agent_type: object) -> bool:
 class Call:
     """A tool call, classified. See docs/telemetry.md, "Kinds"."""
 
-    __slots__ = ("kind", "qualifier", "symbol", "symbols", "target", "trigger", "via")
+    __slots__ = ("kind", "qualifier", "question", "symbol", "symbols", "target", "trigger", "via")
 
     def __init__(
         self,
@@ -1041,6 +1047,7 @@ class Call:
         symbols: "tuple[str, ...]" = (),
         symbol: "Optional[str]" = None,
         qualifier: "Optional[str]" = None,
+        question: str = "",
     ) -> None:
         self.kind = kind
         self.trigger = trigger
@@ -1049,12 +1056,13 @@ class Call:
         self.symbols = symbols
         self.symbol = symbol  # grep triggers: the name searched for
         self.qualifier = qualifier  # `click.echo` -> "click"
+        self.question = question  # grep: "definition" (`def X`), "callers" (`X(`) or ""
 
     def __repr__(self) -> str:
         return (
             f"Call(kind={self.kind!r}, trigger={self.trigger!r}, via={self.via!r}, "
             f"target={self.target!r}, symbols={self.symbols!r}, symbol={self.symbol!r}, "
-            f"qualifier={self.qualifier!r})"
+            f"qualifier={self.qualifier!r}, question={self.question!r})"
         )
 
 
@@ -1067,9 +1075,11 @@ class _Where:
     def __init__(self, root: str, cwd: str, graph_dir: "Optional[str]") -> None:
         self.root = root
         self.cwd = cwd
-        excluded = [".git", ".graphify", "graphify-out"]
-        if graph_dir is not None:
-            rel = _relative_to(graph_dir, root)
+        excluded = [".git", ".graphify", "graphify-out", HOOKS_DIR]
+        module = globals().get("__file__")
+        own = module[: module.rfind("/")] if isinstance(module, str) and "/" in module else None
+        for directory in (graph_dir, own and _absolute(own, posix.getcwd())):
+            rel = _relative_to(directory, root) if directory else None
             if rel:
                 excluded.append(rel)
         self.excluded = tuple(excluded)
@@ -1127,9 +1137,22 @@ def _classify(tool_name: object, tool_input: object, where: _Where) -> Call:
 
 
 def _grep(pattern: "Optional[str]", via: str, found: "Optional[tuple[str, str]]") -> Call:
-    if found is None:
+    if found is None or pattern is None:
         return Call("grep", False, via, pattern)
-    return Call("grep", True, via, pattern, symbol=found[0], qualifier=found[1] or None)
+    return Call("grep", True, via, pattern, symbol=found[0], qualifier=found[1] or None,
+                question=_question(pattern))  # fmt: skip
+
+
+def _question(pattern: str) -> str:
+    """What a name search asks by its shape: "definition" (`def X`, `class X`,
+    `fn X`, Go's `func (r T) X`), "callers" (`X(`, `.X(`, `\\bX\\(`), or "" (a bare name)."""
+    text = pattern
+    for space in _REGEX_SPACES:
+        text = text.replace(space, " ")
+    text = text.replace("\\b", "").replace("\\<", "").replace("\\", "").lstrip("^ ")
+    if text.split(" ", 1)[0].split("(", 1)[0] in _DECLARATION_WORDS:
+        return "definition"
+    return "callers" if text.rstrip("$ ").endswith(("(", "[(]")) else ""
 
 
 def search_symbol(pattern: str) -> "Optional[tuple[str, str]]":
@@ -1562,7 +1585,8 @@ class Graph:
     """Where the graph is and how it relates to HEAD."""
 
     __slots__ = (
-        "built_at", "display", "flag", "head", "mtime", "path", "stale_by", "stat", "state",
+        "built_at", "changed", "display", "flag", "head", "mtime", "path", "root", "scanned",
+        "stale_by", "stat", "state",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -1575,6 +1599,9 @@ class Graph:
         self.head: Optional[str] = None
         self.state = "absent"
         self.stale_by: Optional[str] = None
+        self.root = ""  # the project the graph describes: cited paths are relative to it
+        self.scanned: Optional[int] = None  # ns: graphify's last scan (`last_scan`), lazily
+        self.changed: dict[str, bool] = {}  # cited file -> changed since that scan
 
 
 def graph_candidates(environ: "Environ", root: str) -> "list[str]":
@@ -1936,46 +1963,79 @@ def _head_moved(root: str) -> "Optional[float]":
     return st.st_mtime if st is not None and st.st_mode & _S_IFMT == _S_IFREG else None
 
 
-def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]") -> None:
-    """Fill in graph.state: absent, stale (by commit, commit time or file) or fresh."""
+def last_scan(graph: Graph) -> int:
+    """When graphify last read the project, in ns: the newest of graph.json and
+    the `manifest.json` graphify rewrites on every run, also on one that finds
+    "No code-graph topology changes detected" and leaves graph.json (and its
+    `built_at_commit`) untouched. 0.9.x writes it beside graph.json, 0.8.x in
+    `graphify-out/` whatever GRAPHIFY_OUT says (graphify/detect.py, watch.py)."""
+    if graph.scanned is None:
+        newest = graph.stat.st_mtime_ns if graph.stat is not None else 0
+        where = (graph.path or "")[: (graph.path or "").rfind("/")]
+        for manifest in (where + "/manifest.json", graph.root + "/graphify-out/manifest.json"):
+            st = _stat(manifest)
+            if st is not None and st.st_mode & _S_IFMT == _S_IFREG:
+                newest = max(newest, st.st_mtime_ns)
+        graph.scanned = newest
+    return graph.scanned
+
+
+def changed_since_scan(graph: Graph, path: str) -> bool:
+    """Whether a cited file changed after graphify last read the project (its
+    mtime is newer): the graph's lines for it may be off. Cached per call."""
+    if path not in graph.changed:
+        st = _stat(_absolute(path, graph.root))
+        graph.changed[path] = st is not None and st.st_mtime_ns > last_scan(graph)
+    return graph.changed[path]
+
+
+def graph_state(graph: Graph, root: str, store: Store) -> None:
+    """Fill in graph.state: absent, stale or fresh (docs/hook.md, "Fresh").
+
+    Fresh when graph.json was built at HEAD, or graphify read the project
+    after HEAD last moved (a commit whose files graphify found structurally
+    unchanged keeps the old `built_at_commit`: not stale). Stale when HEAD
+    moved after graphify's last read (`commit`; without `built_at_commit`:
+    `head_moved`, or `commit_time` where git keeps no reflog). A HEAD the hook
+    cannot read leaves the state fresh and the head unknown (the advisory says
+    "HEAD unknown", never "current"). Files the advice cites are judged one by
+    one (`changed_since_scan`)."""
+    graph.root = root
     if graph.path is None or graph.mtime is None:
         return
     graph.state = "fresh"
     graph.built_at = built_at_commit(graph.path)
     graph.head = resolve_head(root)
-    if graph.head is not None:
-        if graph.built_at is not None:
-            if not graph.head.startswith(graph.built_at):
-                graph.state, graph.stale_by = "stale", "commit"
-        else:
-            key = _graph_key(None, graph.stat) if graph.stat is not None else ""
-            committed = store.commit_time(graph.head, root, key)
-            if committed is not None:
-                if graph.mtime < committed:
-                    graph.state, graph.stale_by = "stale", "commit_time"
-            else:
-                moved = _head_moved(root)
-                if moved is not None and graph.mtime < moved:
-                    graph.state, graph.stale_by = "stale", "head_moved"
-    if graph.state == "fresh" and read_file is not None:
-        changed = _mtime(_absolute(read_file, root))
-        if changed is not None and changed > graph.mtime:
-            graph.state, graph.stale_by = "stale", "file_newer"
+    if graph.head is None or (graph.built_at and graph.head.startswith(graph.built_at)):
+        return
+    moved, how = _head_moved(root), "head_moved"
+    if moved is None:
+        key = _graph_key(None, graph.stat) if graph.stat is not None else ""
+        moved, how = store.commit_time(graph.head, root, key), "commit_time"
+    if moved is None:
+        if graph.built_at:  # another commit, and no word of when HEAD moved
+            graph.state, graph.stale_by = "stale", "commit"
+    elif last_scan(graph) < moved * 1e9:
+        graph.state, graph.stale_by = "stale", "commit" if graph.built_at else how
 
 
 # ---------------------------------------------------------------------------
 # 6. Index: what the graph holds, from a sorted sidecar file (graphify_nudge_index.py builds it)
 #
 # `<telemetry dir>/.index/<name>.idx`, one per graph path. The first line is
-# `graphify-nudge-index 2 <TAB> <graph key> <TAB> <nodes>`; then one line per
-# file the graph can say something about (`f <TAB> path <TAB>
-# explain-argument`) and one per symbol name, case as written (`s <TAB> name
-# <TAB> [total, [[name, path, line, explain-argument, node id, scope], ...]]`),
-# sorted bytewise, none longer than INDEX_MAX_LINE. The builder decides what a
-# definition is, per language (its section 3): `scope` is the definition's
-# directories, module and enclosing symbols, space-separated (`src click core
-# Context` for Context.invoke). A lookup is a binary search with a few pread(2)
-# calls; graph.json itself is never read on the hot path.
+# `graphify-nudge-index 3 <TAB> <graph key> <TAB> <nodes> <TAB> <capabilities>
+# <TAB> <release>`; then one line per file the graph says something about (`f
+# <TAB> path <TAB> [explain argument, importers, dependents, definitions]`)
+# and one per symbol name, case as written (`s <TAB> name <TAB> [total,
+# [[name, path, line, explain argument, node id, scope, owner, overloads,
+# uses], ...]]`), sorted bytewise, none longer than INDEX_MAX_LINE. The
+# builder composes each answer (its section 3): which sites are definitions,
+# which uses the source lines confirm, their counts and order; `scope` is the
+# definition's directories, module and enclosing symbols, space-separated
+# (`src click core Context` for Context.invoke). The hook looks the answer up,
+# checks it, quotes it and adds freshness (section 8). A lookup is a binary
+# search with a few pread(2) calls; graph.json itself is never read on the
+# hot path.
 #
 # The telemetry directory is inside the project by default, so a clone can ship
 # an index. Two rules make a shipped one harmless (docs/threat_model.md): the
@@ -1985,22 +2045,24 @@ def graph_state(graph: Graph, root: str, store: Store, read_file: "Optional[str]
 
 
 class Hit:
-    """What the index says about a trigger's target."""
+    """What the index says about a trigger's target (`_index_site`, `_index_file`)."""
 
-    __slots__ = ("arg", "kind", "sites", "total")
+    __slots__ = ("answered", "file", "kind", "sites", "total", "used")
 
     def __init__(
-        self, kind: str, arg: str = "", sites: "Optional[list[tuple[str, str, int, str]]]" = None,
-        total: int = 0,
+        self, kind: str, sites: "Optional[list[tuple[Any, ...]]]" = None, total: int = 0,
+        file: "Optional[list[Any]]" = None,
     ) -> None:  # fmt: skip
         self.kind = kind  # "file" or "symbol"
-        self.arg = arg  # file: the explain argument
-        self.sites = sites or []  # symbol: (name, path, line, explain argument)
+        self.sites = sites or []  # symbol: `_index_site` tuples, in the builder's order
         self.total = total  # symbol: definitions of this name in the graph
+        self.file = file  # file: the `_index_file` record
+        self.answered: Optional[str] = None  # what the advisory answered (section 8)
+        self.used = 0  # the uses (a file: importers and dependents) it counted
 
 
 class _Index:
-    __slots__ = ("accepts", "end", "fd", "start", "state")
+    __slots__ = ("end", "fd", "start", "state")
 
     def __init__(self, state: str, fd: int = -1, start: int = 0, end: int = 0) -> None:
         # current, missing, outdated, building, failed, no_builder, unreadable, off
@@ -2008,9 +2070,6 @@ class _Index:
         self.fd = fd
         self.start = start
         self.end = end
-        # what the graphify the advice runs accepts, as the builder recorded it
-        # (graphify_nudge_index, section 5); None: unknown, taken as the newest
-        self.accepts: Optional[frozenset[str]] = None
 
 
 def _graph_key(built_at: "Optional[str]", st: "posix.stat_result") -> str:
@@ -2044,45 +2103,40 @@ def open_index(store: Store, graph: Graph) -> _Index:
     try:
         fd = _open_regular(f"{name}.idx", directory, follow=False)
     except FileNotFoundError:
-        return _Index(_start_build(directory, graph.path, name, key, "missing"))
+        return _Index(_start_build(directory, graph, name, key, "missing"))
     except OSError:
         return _Index("unreadable")
-    found, start, size, accepts = _index_header(fd)
+    found, start, size = _index_header(fd)
     if found is None:
         posix.close(fd)
         if size:  # an index, in an earlier format: build this one's
-            return _Index(_start_build(directory, graph.path, name, key, "outdated"))
+            return _Index(_start_build(directory, graph, name, key, "outdated"))
         return _Index("unreadable")
     if found != key:
         posix.close(fd)
-        # the graph was rebuilt: its index is not, but graphify is most likely
-        # the same release, so its dialect still holds for this call's advice
-        index = _Index(_start_build(directory, graph.path, name, key, "outdated"))
-    else:
-        index = _Index("current", fd, start, size)
-    index.accepts = accepts
-    return index
+        return _Index(_start_build(directory, graph, name, key, "outdated"))
+    return _Index("current", fd, start, size)
 
 
-def _index_header(fd: int) -> "tuple[Optional[str], int, int, Optional[frozenset[str]]]":
-    """(graph key, offset of the first entry, file size, what graphify accepts) of
-    an open index; (None, 0, 0, None) when it is not a regular file or not an index.
-    The header: magic, key, node count, capabilities (comma-separated), version."""
+def _index_header(fd: int) -> "tuple[Optional[str], int, int]":
+    """(graph key, offset of the first entry, file size) of an open index;
+    (None, 0, 0) when it is not a regular file or not an index. The header:
+    magic, key, node count, capabilities (comma-separated: the dialect the
+    builder wrote the explain arguments in), graphify's release (for people)."""
     try:
         st = posix.fstat(fd)
         head = posix.pread(fd, 1024, 0) if st.st_mode & _S_IFMT == _S_IFREG else b""
     except OSError:
-        return None, 0, 0, None
+        return None, 0, 0
     end = head.find(b"\n")
     fields = head[:end].decode("utf-8", "replace").split("\t") if end > 0 else []
     if len(fields) < 5 or fields[0] != INDEX_MAGIC:
-        # (None, 0, 1): the index of another version of this hook (one without
-        # the release's capabilities would advise in the newest dialect), to be rebuilt
-        return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0), None
-    return fields[1], end + 1, st.st_size, frozenset(fields[3].split(","))
+        # (None, 0, 1): the index of another version of this hook, to be rebuilt
+        return None, 0, int(fields[0].startswith(INDEX_MAGIC[:-1]) if fields else 0)
+    return fields[1], end + 1, st.st_size
 
 
-def _start_build(directory: int, graph_path: str, name: str, key: str, state: str) -> str:
+def _start_build(directory: int, graph: Graph, name: str, key: str, state: str) -> str:
     """Spawn the detached builder unless an attempt for this graph version is
     recent (running, or failed: a graph that cannot be parsed is not retried
     on every call) or the builder is not installed. Returns the index state to record."""
@@ -2107,7 +2161,7 @@ def _start_build(directory: int, graph_path: str, name: str, key: str, state: st
         return "no_builder"  # one stat(2) a call, and the builder is used once it is there
     if not _replace(f"{name}.attempt", f"{key}\tspawned".encode(), directory):
         return state  # cannot record the attempt: never spawn blind
-    _spawn_builder(hooks_dir, graph_path, directory)
+    _spawn_builder(hooks_dir, graph.path or "", directory, graph.root)
     return "building"
 
 
@@ -2177,7 +2231,7 @@ _BUILDER_CODE: "Final" = (
 )
 
 
-def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
+def _spawn_builder(hooks_dir: str, graph_path: str, directory: int, root: str) -> None:
     """posix_spawn the builder's `main` in a new session, stdio on /dev/null,
     holding only the index directory's descriptor: the tool call never waits
     for it. It loads this very file and the builder from `hooks_dir` by path
@@ -2185,7 +2239,7 @@ def _spawn_builder(hooks_dir: str, graph_path: str, directory: int) -> None:
     other module writes bytecode anywhere."""
     cache = globals().get("_pycache")  # set by load_code
     argv = [sys.executable, "-I", "-S", "-B", "-c", _BUILDER_CODE, hooks_dir,
-            cache if isinstance(cache, str) else "", graph_path, str(directory)]  # fmt: skip
+            cache if isinstance(cache, str) else "", graph_path, str(directory), root]  # fmt: skip
     try:
         posix.set_inheritable(directory, True)
         posix.posix_spawn(
@@ -2294,45 +2348,105 @@ def _keyed_lines(
         yield start, line, found
 
 
-def _index_site(row: object) -> "Optional[tuple[str, str, int, str, str]]":
-    """A stored definition (name, path, line, explain argument, scope) when it
-    is one the builder may write, else None. The builder checks every row
-    (name, path, line, argument, node id, scope) with this before writing it,
-    and the hook every row it reads: an index it did not write never puts other
-    text into an advisory. The scope is only ever compared, never shown."""
-    if not isinstance(row, (list, tuple)) or len(row) != 6:
+def _count(value: object) -> bool:
+    return type(value) is int and 0 <= value < 1 << 31
+
+
+def _relation(value: object) -> bool:
+    """A graphify relation as the builder stores it (`calls`, `imports_from`)."""
+    return isinstance(value, str) and 0 < len(value) <= 32 and value.strip(_LOWER) == ""
+
+
+_LOWER: "Final" = "abcdefghijklmnopqrstuvwxyz_"
+
+
+def _index_uses(record: object, width: int = 5) -> bool:
+    """Whether `record` is a use record the builder writes: [total, files,
+    [[relation, n], ...], [[confidence, n], ...], rows], each row [path, line,
+    user, relation, confidence] (`width` 6: and the name it uses)."""
+    if not isinstance(record, list) or len(record) != 5:
+        return False
+    total, files, relations, confidences, rows = record
+    if not (
+        _count(total) and _count(files) and isinstance(rows, list) and len(rows) <= min(total, 64)
+        and isinstance(relations, list) and isinstance(confidences, list)
+        and len(relations) <= 32 and len(confidences) <= len(CONFIDENCE)
+    ):  # fmt: skip
+        return False
+    for pairs, words in ((relations, None), (confidences, CONFIDENCE)):
+        for pair in pairs:
+            if not (isinstance(pair, list) and len(pair) == 2 and _count(pair[1])):
+                return False
+            if not (_relation(pair[0]) if words is None else pair[0] in words):
+                return False
+    for row in rows:
+        if not (
+            isinstance(row, list) and len(row) == width and _plain(row[0]) and _count(row[1])
+            and _plain(row[2]) and _relation(row[3]) and row[4] in CONFIDENCE
+            and (width == 5 or (isinstance(row[5], str) and _is_name(row[5])))
+        ):  # fmt: skip
+            return False
+    return True
+
+
+def _index_site(row: object) -> "Optional[tuple[Any, ...]]":
+    """A stored definition (name, path, line, explain argument or None, node
+    id, scope, owner, overload lines, uses) when it is one the builder may
+    write, else None. The builder checks every row with this before writing
+    it, and the hook every row it reads: an index it did not write never puts
+    other text into an advisory. Every text is quoted when shown (`_quote`);
+    the scope is only ever compared, never shown."""
+    if not isinstance(row, list) or len(row) != 9:
         return None
-    name, path, line, arg, nid, scope = row
+    name, path, line, arg, nid, scope, owner, overloads, uses = row
     if (
         isinstance(name, str) and len(name) <= INDEX_MAX_FIELD and _is_name(name)
-        and _plain(path) and _plain(arg) and type(line) is int and 0 <= line < 1 << 31
-        and isinstance(nid, str) and len(nid) <= INDEX_MAX_FIELD
+        and _plain(path) and (arg is None or _plain(arg)) and _count(line)
+        and isinstance(nid, str) and 0 < len(nid) <= INDEX_MAX_FIELD
         and isinstance(scope, str) and len(scope) <= INDEX_MAX_FIELD
+        and isinstance(owner, str) and (owner == "" or _is_name(owner))
+        and len(owner) <= INDEX_MAX_FIELD and isinstance(overloads, list)
+        and len(overloads) <= 64 and all(_count(n) for n in overloads) and _index_uses(uses)
     ):  # fmt: skip
-        return name, path, line, arg, scope
+        return tuple(row)
     return None
+
+
+def _index_file(record: object) -> "Optional[list[Any]]":
+    """A stored file answer, [explain argument or None, importers, dependents,
+    [total, [[name, line], ...]]], when it is one the builder may write."""
+    if not isinstance(record, list) or len(record) != 4:
+        return None
+    arg, importers, dependents, defined = record
+    if not (
+        (arg is None or _plain(arg)) and _index_uses(importers) and _index_uses(dependents, 6)
+        and isinstance(defined, list) and len(defined) == 2 and _count(defined[0])
+        and isinstance(defined[1], list) and len(defined[1]) <= min(defined[0], 64)
+    ):  # fmt: skip
+        return None
+    for pair in defined[1]:
+        if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str)
+                and _is_name(pair[0]) and _count(pair[1])):  # fmt: skip
+            return None
+    return record
 
 
 def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
     """What the graph holds for this trigger: a Hit, or None when it holds
     nothing. ValueError for a record the builder would not have written: the
-    index is then unreadable, and the call advises as without one."""
-    if call.kind == "read":
-        target = call.target or ""
-        line = _index_line(index, b"f\t" + target.encode("utf-8", "surrogateescape") + b"\t")
-        if line is None:
-            return None
-        arg = line.split(b"\t", 2)[2].decode("utf-8")
-        if arg and not _plain(arg):
-            raise ValueError("not an explain argument the builder writes")
-        return Hit("file", arg or target)
-    symbol = call.symbol or ""
+    index is then unreadable, and the call is silent."""
+    kind = "f" if call.kind == "read" else "s"
+    key = (call.target if call.kind == "read" else call.symbol) or ""
     # Case as written: a search for `Widget` is not one for `widget` (grep,
     # rg and the Grep tool are case-sensitive unless told otherwise).
-    line = _index_line(index, b"s\t" + symbol.encode("utf-8", "surrogateescape") + b"\t")
+    line = _index_line(index, f"{kind}\t{key}\t".encode("utf-8", "surrogateescape"))
     if line is None:
         return None
     payload = _loads(line.split(b"\t", 2)[2].decode("utf-8"))
+    if call.kind == "read":
+        if _index_file(payload) is None:
+            raise ValueError("not a file answer the builder writes")
+        return Hit("file", file=payload)  # type: ignore[arg-type]
     rows = payload[1] if isinstance(payload, list) and len(payload) == 2 else None
     total = payload[0] if isinstance(payload, list) and payload else None
     if not isinstance(rows, list) or not rows or type(total) is not int or total < len(rows):
@@ -2348,11 +2462,11 @@ def _index_hit(index: _Index, call: Call) -> "Optional[Hit]":
         # the definitions whose scope has the qualifier's parts, in order;
         # none left means the name is not the project's own (`os.Open`).
         wanted = call.qualifier.split(".")
-        sites = [site for site in sites if _in_order(wanted, site[4].split(" "))]
+        sites = [site for site in sites if _in_order(wanted, site[5].split(" "))]
         total = len(sites)
     if not sites:
         return None
-    return Hit("symbol", sites=[s[:4] for s in sites], total=max(total, len(sites)))
+    return Hit("symbol", sites=sites, total=max(total, len(sites)))
 
 
 def _in_order(wanted: "list[str]", scope: "list[str]") -> bool:
@@ -2392,6 +2506,8 @@ def decide(
         return "silent", consulted
     if index_state == "current" and hit is None:
         return "silent", "not_in_graph"
+    if index_state != "current" and graph.state != "absent":
+        return "silent", "no_index"  # nothing certain to say until the index is built
     if settings.mode != _ADVISE:
         return "silent", "telemetry_mode"
     if advised:
@@ -2399,7 +2515,7 @@ def decide(
     nudges = agent.get("nudges", 0)
     if not isinstance(nudges, int) or nudges >= settings.cap:
         return "silent", "cap"
-    if graph.state != "fresh":
+    if graph.state == "absent":
         shown = agent.get("shown")
         if isinstance(shown, list) and graph.state in shown:
             return "silent", "shown_once"
@@ -2566,9 +2682,6 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\"'\"'") + "'"
 
 
-#: a release of graphify whose `explain PATH` answers the file's node
-#: (graphify_nudge_index.EXPLAIN_PATH; the builder records it in the index header)
-_EXPLAIN_PATH: "Final" = "explain-path"
 #: the one command that builds a graph on every supported release (0.8.31's
 #: `extract` needs an LLM key even with --code-only; docs/versions.md)
 _BUILD_COMMAND: "Final" = "graphify update ."
@@ -2585,163 +2698,194 @@ def _command(arg: str, graph: Graph, verb: str = "explain") -> "Optional[str]":
     return command
 
 
-def _suggestion(
-    target: str, graph: Graph, hit: "Optional[Hit]" = None, kind: str = "",
-    accepts: "Optional[frozenset[str]]" = None,
-) -> "Optional[str]":  # fmt: skip
-    """The first command: the index's explain argument when it has one; else the
-    path or name, except that a release whose `explain` cannot take a path gets
-    the file's path as a `query`, which lists the file's nodes there. None when
-    the argument cannot be written (`_command`)."""
-    if hit is not None and hit.kind == "file":
-        return _command(hit.arg, graph)
-    if hit is not None and hit.sites:
-        return _command(hit.sites[0][3], graph)
-    if kind == "read" and accepts is None and graph.path and not _records_release(graph.path):
-        accepts = frozenset()  # no index to say: a graph by graphify before 0.9.78
-    if kind == "read" and accepts is not None and _EXPLAIN_PATH not in accepts:
-        return _command(target, graph, "query")
-    return _command(target, graph)
-
-
-def _target(call: Call) -> str:
-    """What an advisory is about: the file read, or the name searched."""
-    return (call.target if call.kind == "read" else call.symbol or call.target) or ""
-
-
-def _records_release(path: str) -> bool:
-    """graph.json's head names `graphify_version` (its `graph` attributes come
-    before the nodes; graphify writes them from 0.9.78). Read only for a Read's
-    advisory when no index says which release the user's graphify is."""
-    head = _read_at(path, 4096)
-    return head is None or b'"graphify_version"' in head
-
-
 def _short(sha: "Optional[str]") -> str:
     return (sha or "")[:7]
 
 
-def _first_fit(*texts: str) -> "Optional[str]":
-    """The first text within MAX_ADVISORY_BYTES (the longest, most helpful first)."""
-    for text in texts:
-        if len(text.encode("utf-8", "surrogatepass")) <= MAX_ADVISORY_BYTES:
-            return text
-    return None
+def _freshness(graph: Graph) -> str:
+    """How the graph relates to HEAD, in the header's words (section 5)."""
+    built = _short(graph.built_at) or "an unrecorded commit"
+    if graph.head is None:
+        return f"built at {built}; HEAD unknown"
+    if graph.state == "stale" and graph.stale_by != "file_newer":
+        return f"built at {built}; HEAD is now {_short(graph.head)}"
+    if graph.built_at and not graph.head.startswith(graph.built_at):
+        return f"current at HEAD {_short(graph.head)}, no structural change since {built}"
+    return f"current at HEAD {_short(graph.head)}"
 
 
-def advisory(
-    call: Call, graph: Graph, hit: "Optional[Hit]" = None,
-    accepts: "Optional[frozenset[str]]" = None,
-) -> "Optional[str]":  # fmt: skip
-    """The one factual paragraph the model reads; None if it cannot fit in 400
-    bytes, or its command cannot be written (`_plain`).
+def _tally(pairs: "list[list[Any]]") -> str:
+    return ", ".join(f"{word} {n}" for word, n in pairs)
 
-    The advisory shape (docs/hook.md): it starts with the marker, every command it suggests is
-    in single backticks and starts with `graphify ` (the first one is the
-    suggestion), definition sites are written `"path:line"`, and every path or
-    name from the repository is in double quotes (`_quote`). `accepts`: what
-    the user's graphify release accepts, from the index header (None: unknown).
-    """
-    target = _target(call)
-    subject = _quote(target)
-    if call.qualifier and call.symbol:
-        # as the search wrote it: `Version::parse`, `Mash#key?`, `Context.invoke`
-        written = call.target or ""
-        sep = "::" if "::" in written else "#" if "#" in written else "."
-        subject = _quote(f"{call.qualifier.replace('.', sep)}{sep}{call.symbol}")
-    action = "This Read runs as asked." if call.kind == "read" else "This search runs as asked."
-    opt_out = ""
-    if call.via == "Bash":
-        opt_out = f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def _site(path: str, line: int) -> str:
+    return _quote(f"{path}:{line}")
+
+
+def _use(row: "list[Any]", of: str = "") -> str:
+    """One `Use:`/`Importer:` line's body: the site, its user, relation and confidence."""
+    name = f" uses {_quote(row[5])}" if len(row) > 5 else ""
+    return f"{_site(row[0], row[1])} in {_quote(row[2])}{name} ({row[3]}, {row[4]}){of}."
+
+
+def advisory(call: Call, graph: Graph, hit: "Optional[Hit]" = None) -> "Optional[str]":
+    """The advisory the model reads (its format: docs/hook.md, "What the advice
+    says"): None when there is nothing certain to say or it cannot fit in
+    MAX_ADVISORY_CHARS. Every text from the repository goes through `_quote`,
+    every command is `_command`'s. Sets `hit.answered` and `hit.used`."""
     if graph.state == "absent":
-        return _first_fit(
+        text = (
             f"{MARKER} Graphify has not scanned this project yet (no {_quote(graph.display)}), "
             "so reading the source directly is correct for now. Building the graph is a "
             f"stateful op for Y4NN: `{_BUILD_COMMAND}`, with GRAPHIFY_OUT=.graphify."
         )
-    suggestion = _suggestion(target, graph, hit, call.kind, accepts)
-    if suggestion is None:
+        return text if len(text) <= MAX_ADVISORY_CHARS else None
+    if hit is None:
         return None
-    if graph.stale_by == "file_newer":
-        return _first_fit(
-            f"{MARKER} {subject} changed after the code graph was built, so the graph may be "
-            "stale for it and the file itself is the reliable source. For its unchanged "
-            f"callers and callees: `{suggestion}`."
-        )
-    if graph.state == "stale":
-        since = _short(graph.built_at) if graph.built_at else _short(graph.head)
-        built = (
-            f"was built at {since}; HEAD is now {_short(graph.head)}"
-            if graph.built_at
-            else f"is older than the latest commit on HEAD ({since})"
-        )
-        return _first_fit(
-            f"{MARKER} The code graph {built}, so structural answers may be stale: Read and "
-            f"cite file:line for changes after {since}. For code unchanged since then: "
-            f"`{suggestion}`."
-        )
-    head = _short(graph.head) or "unknown"
-    if hit is not None and hit.kind == "symbol":
-        return _symbol_advisory(subject, head, graph, hit, action=action, opt_out=opt_out)
-    what = "callers, callees and file:line" if call.kind == "grep" else "imports and dependents"
-    if hit is not None:
-        what = "its symbols, imports and dependents"
-    text = (
-        f"{MARKER} The code graph is current (HEAD {head}) and answers structural "
-        f"questions about {subject} ({what}) in one call: `{suggestion}`. {action}"
-    )
-    return _first_fit(
-        text + opt_out,
-        text,
-        f"{MARKER} The code graph is current (HEAD {head}) and answers structural "
-        f"questions about {subject} in one call: `{suggestion}`.",
-    )
+    last = f"This {'Read' if call.kind == 'read' else 'search'} runs as asked."
+    if call.via == "Bash":
+        last += f" To opt out per call: {OPT_OUT_MARKER} in the Bash description."
+    # How much of each part to show, and the order in which they give way when
+    # the text is too long: (part, down to): an answer keeps a use line longest.
+    if hit.kind == "file":
+        show = {"importers": 4, "dependents": 3, "defines": 4, "last": 1, "more": 1, "note": 1}
+        shrink = _SHRINK_FILE
+    else:
+        several = hit.total > 1
+        show = {"uses": 3 if several else 5, "definitions": 6, "last": 1, "more": 1, "note": 1}
+        shrink = _SHRINK_SYMBOL
+    while True:
+        text = _answer(call, graph, hit, show, last)
+        if len(text) <= MAX_ADVISORY_CHARS:
+            return text
+        part = next((part for part, floor in shrink if show[part] > floor), None)
+        if part is None:
+            return None
+        show[part] -= 1
 
 
-def _symbol_advisory(
-    name: str, head: str, graph: Graph, hit: Hit, *, action: str, opt_out: str
-) -> "Optional[str]":
-    """A name the graph defines: its site(s) as `"path:line"`, and the command
-    that opens one in one call. Several sites are all listed (as many as fit)
-    and none is presented as *the* answer."""
-    sites = [_quote(f"{path}:{line}") for _, path, line, _ in hit.sites]
-    commands = [f"`{command}`" for _, _, _, arg in hit.sites if (command := _command(arg, graph))]
-    if hit.total == 1:
-        # One node in the graph, not necessarily one definition in the code:
-        # graphify models functions, classes and methods, not properties,
-        # overloads or a name defined twice under one node id (measured on zod
-        # and click: `shape` has 12 definitions, the graph holds one).
-        text = (
-            f"{MARKER} The code graph (current, HEAD {head}) holds one definition of {name}: "
-            f"{sites[0]}. Graphify does not record properties, overloads or redefinitions: "
-            f"where the code has those, this is not the only definition. Callers, callees and "
-            f"dependents in one call: {commands[0]}."
+#: what gives way first when an answer is too long (docs/hook.md, "Bounded")
+_SHRINK_SYMBOL: "tuple[tuple[str, int], ...]" = (
+    ("uses", 2), ("definitions", 3), ("last", 0), ("uses", 1), ("more", 0), ("uses", 0),
+    ("definitions", 1), ("note", 0),
+)  # fmt: skip
+_SHRINK_FILE: "tuple[tuple[str, int], ...]" = (
+    ("dependents", 1), ("importers", 1), ("last", 0), ("defines", 2), ("more", 0),
+    ("dependents", 0), ("importers", 0), ("defines", 1), ("note", 0),
+)  # fmt: skip
+
+
+def _answer(call: Call, graph: Graph, hit: Hit, show: "dict[str, int]", last: str) -> str:
+    """The answer, showing `show[part]` of each part (the order: docs/hook.md)."""
+    cited: list[str] = []
+    if hit.kind == "file":
+        question = f"holds {_quote(call.target or '')}"
+        body, arg = _file_lines(call.target or "", hit, show, cited)
+        note = "calls graphify could not resolve, often those through an object or module."
+    else:
+        name = call.symbol or ""
+        if call.qualifier:  # as the search wrote it: `Version::parse`, `Mash#key?`
+            written = call.target or ""
+            sep = "::" if "::" in written else "#" if "#" in written else "."
+            name = f"{call.qualifier.replace('.', sep)}{sep}{call.symbol}"
+        question = (
+            f"holds one definition of {_quote(name)}" if hit.total == 1
+            else f"defines {_quote(name)} in {hit.total} places"
+        )  # fmt: skip
+        body, arg = _symbol_lines(call, hit, show, cited)
+        these = "this definition" if hit.total == 1 else "these definitions"
+        note = (
+            f"calls graphify could not resolve to {these}, often those through an object or "
+            f"module (x.{call.symbol}(...)), and definitions it has no node for (properties, "
+            "redefinitions)."
         )
-        return _first_fit(
-            f"{text} {action}{opt_out}",
-            f"{text} {action}",
-            text,
-            f"{MARKER} The code graph holds one definition of {name}: {sites[0]} (not the only "
-            f"one where the code has properties or overloads of it): {commands[0]}.",
-        )
-    candidates = []
-    for shown in range(min(len(sites), 6), 0, -1):
-        more = f" and {hit.total - shown} more" if hit.total > shown else ""
-        for with_commands in sorted({min(shown, 2), 1}, reverse=True):
-            text = (
-                f"{MARKER} The code graph (current, HEAD {head}) defines {name} in {hit.total} "
-                f"places, so the bare name is ambiguous to it: {', '.join(sites[:shown])}{more}. "
-                f"Name the one you mean: {' or '.join(commands[:with_commands])}."
-            )
-            candidates += [f"{text} {action}", text]
-        if shown == 3 or shown == len(sites) == 2:
-            # Long paths (Ruby's lib/x/extensions/...): three sites, or both of
-            # two, in fewer words, before fewer sites.
-            candidates.append(
-                f"{MARKER} The code graph defines {name} in {hit.total} places: "
-                f"{', '.join(sites[:shown])}{more}. Name one: {commands[0]}."
-            )
-    return _first_fit(*candidates)
+    lines = [f"{MARKER} The code graph ({_freshness(graph)}) {question}; quoted text is "
+             "repository data.", *body]  # fmt: skip
+    if show["note"]:
+        lines.append("Not counted: " + note)
+    changed = [_quote(path) for path in dict.fromkeys(cited) if changed_since_scan(graph, path)]
+    if changed:
+        lines.append(f"Changed since the graph was built: {', '.join(changed)}.")
+        if graph.state == "fresh":
+            graph.state, graph.stale_by = "stale", "file_newer"
+    command = _command(arg, graph) if arg is not None and show["more"] else None
+    if command is not None:
+        lines.append(f"More: `{command}`.")
+    if show["last"]:
+        lines.append(last)
+    return "\n".join(lines)
+
+
+def _symbol_lines(
+    call: Call, hit: Hit, show: "dict[str, int]", cited: "list[str]"
+) -> "tuple[list[str], Optional[str]]":
+    """Kinds A and B: the definitions and their uses; the callers first for a
+    call search (`X(`). Returns the lines and the first definition's explain argument."""
+    several = hit.total > 1
+    definitions, uses, used = [], [], 0
+    for k, (name, path, line, _, nid, _, owner, overloads, record) in enumerate(hit.sites):
+        used += record[0]
+        if k >= show["definitions"]:
+            continue
+        cited.append(path)
+        text = f"Definition{f' {k + 1} of {hit.total}' if several else ''}: {_site(path, line)}"
+        text += f" {_quote(name)}{f' of {_quote(owner)}' if owner else ''}, node {_quote(nid)}"
+        if overloads:
+            at = ", ".join(str(n) for n in overloads)
+            text += f", one graph node for {len(overloads)} overloads at lines {at}"
+        if several:
+            count = f"used at {_plural(record[0], 'site')} in {_plural(record[1], 'file')}"
+            text += f"; {count if record[0] else 'no use recorded'}"
+        definitions.append(text + ".")
+        for rank, row in enumerate(record[4]):
+            uses.append((rank, k, row))
+    shown = sorted(uses, key=lambda use: use[:2])[: show["uses"]]
+    for _, _, row in shown:
+        cited.append(row[0])
+    lines = [f"Use: {_use(row, f', of definition {k + 1}' if several else '')}"
+             for _, k, row in shown]  # fmt: skip
+    if not several and used:
+        record = hit.sites[0][8]
+        tally = f"{_tally(record[2])}; {_tally(record[3])}"
+        lines.insert(0, f"Uses: {record[0]} in {_plural(record[1], 'file')} ({tally}); "
+                        f"{len(shown)} shown.")  # fmt: skip
+    hit.used = used
+    hit.answered = "uses" if shown else "definitions"
+    body = lines + definitions if call.question == "callers" else definitions + lines
+    return body, hit.sites[0][3]
+
+
+def _file_lines(
+    path: str, hit: Hit, show: "dict[str, int]", cited: "list[str]"
+) -> "tuple[list[str], Optional[str]]":
+    """Kind C: what imports the file, what else depends on it, what it defines."""
+    arg, importers, dependents, (total, defined) = hit.file or [None, [0], [0], [0, []]]
+    cited.append(path)
+    lines: list[str] = []
+    shown = 0
+    for label, record, each, n in (
+        ("Importers", importers, "Importer", show["importers"]),
+        ("Dependents", dependents, "Use", show["dependents"]),
+    ):
+        if record[0]:
+            rows = record[4][:n]
+            lines.append(f"{label}: {record[0]} in {_plural(record[1], 'file')} "
+                         f"({_tally(record[2])}); {len(rows)} shown.")  # fmt: skip
+            lines += [f"{each}: {_use(row)}" for row in rows]
+            cited += [row[0] for row in rows]
+            shown += len(rows)
+    if total:
+        names = ", ".join(f"{_quote(name)} L{line}" for name, line in defined[: show["defines"]])
+        more = total - min(len(defined), show["defines"])
+        lines.append(f"Defines: {_plural(total, 'symbol')}: {names}"
+                     f"{f', and {more} more' if more else ''}.")  # fmt: skip
+    hit.used = importers[0] + dependents[0]
+    hit.answered = "dependents" if shown else "contents"
+    return lines, arg
 
 
 def _hook_output(context: str) -> str:
@@ -2790,6 +2934,9 @@ def _record_call(
         symbol=_cut(call.symbol),
         index=index.state if index is not None else None,
         sites=_sites(index, hit),
+        answered=hit.answered if hit is not None and decision == "nudge" else None,
+        uses=hit.used if hit is not None and decision == "nudge" else None,
+        changed=sum(turn.graph.changed.values()) if decision == "nudge" and hit else None,
     )
 
 
@@ -2926,7 +3073,7 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
     index: Optional[_Index] = None
     hit: Optional[Hit] = None
     if judged:
-        graph_state(graph, store.root, store, call.target if call.kind == "read" else None)  # 5
+        graph_state(graph, store.root, store)  # 5
         index, hit = _look_up(store, graph, call)  # 6
     if call.kind == "lookup" or call.trigger:
         store.load_state()
@@ -2945,10 +3092,10 @@ def _pre_tool_use(turn: _Turn, call: Call) -> str:
     )  # fmt: skip
     output = ""
     if decision == "nudge":
-        text = advisory(call, graph, hit, index.accepts if index is not None else None)  # 8
+        text = advisory(call, graph, hit)  # 8
+        reason = graph.state  # a cited file may have changed since the graph was built
         if text is None:
-            written = graph.state == "absent" or _suggestion(_target(call), graph, hit)
-            decision, reason = "silent", "too_long" if written else "unquotable"
+            decision, reason = "silent", "too_long"
         else:
             _count_nudge(agent, graph, target_key)
             store.mark_dirty()

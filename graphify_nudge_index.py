@@ -32,11 +32,14 @@ import sys
 from graphify_nudge import (
     _S_IFMT,
     _S_IFREG,
+    CONFIDENCE,
     DEFAULT_TELEMETRY_DIR,
+    HOOKS_DIR,
     INDEX_DIR,
     INDEX_MAGIC,
     INDEX_MAX_FIELD,
     INDEX_MAX_LINE,
+    QUOTE_CHARS,
     TRIGGER_EXTENSIONS,
     Store,
     _absolute,
@@ -44,6 +47,7 @@ from graphify_nudge import (
     _env,
     _extension,
     _graph_key,
+    _index_file,
     _index_header,
     _index_name,
     _index_site,
@@ -119,18 +123,28 @@ def build_graph_index(environ: "Environ", root: str) -> str:
             where = settings.telemetry_dir or f"{root}/{DEFAULT_TELEMETRY_DIR}"
             raise GraphIndexError(f"cannot open the index directory under {where}")
         path_value = None if isinstance(environ, _Settings) else _env(environ, "PATH")
-        return _build_locked(graph.path, directory, wait=True, path_value=path_value)
+        return _build_locked(
+            graph.path, directory, wait=True, path_value=path_value, root=root,
+            hooks_dir=_module_dir(),
+        )  # fmt: skip
     finally:
         store.close()
 
 
+def _module_dir() -> str:
+    """The directory this module (and the hook beside it) runs from."""
+    module = globals().get("__file__")
+    return module[: module.rfind("/")] if isinstance(module, str) and "/" in module else ""
+
+
 def main() -> "NoReturn":
     """The detached builder the hook spawns: argv is the hooks dir, the graph
-    path and the inherited descriptor of the index directory. Low priority,
-    bounded in time, silent, exit 0 or 1."""
+    path, the inherited descriptor of the index directory and the project
+    root. Low priority, bounded in time, silent, exit 0 or 1."""
     code = 1
     try:
         graph_path, directory = sys.argv[2], int(sys.argv[3])
+        root = sys.argv[4] if len(sys.argv) > 4 else None
         posix.closerange(3, directory)
         posix.closerange(directory + 1, 1 << 16)
         import signal
@@ -139,8 +153,9 @@ def main() -> "NoReturn":
         signal.alarm(INDEX_BUILD_SECONDS)  # never outlive a stuck build
         posix.nice(10)
         _build_locked(
-            graph_path, directory, wait=False, hard=True, path_value=_env(posix.environ, "PATH")
-        )
+            graph_path, directory, wait=False, hard=True, path_value=_env(posix.environ, "PATH"),
+            root=root, hooks_dir=sys.argv[1],
+        )  # fmt: skip
         code = 0
     except BaseException:
         pass
@@ -160,13 +175,19 @@ def _build_locked(
     graph_path: str,
     directory: int,
     wait: bool,
+    *,
     hard: bool = False,
     path_value: "Optional[str]" = None,
+    root: "Optional[str]" = None,
+    hooks_dir: str = "",
 ) -> str:
     """Build under `<name>.lock`: one builder at a time per graph; a second
     one (wait=False) leaves at once, and anyone finds the work already done.
     The reading and indexing run under the build's limits (`_limited`).
-    `path_value` is the PATH whose `graphify` the advice will run (section 5)."""
+    `path_value` is the PATH whose `graphify` the advice will run (section 5),
+    `root` the project whose source the builder checks (section 3), and
+    `hooks_dir` where the hook runs from: its files, like those under
+    HOOKS_DIR, are never the subject of advice (even in a graph that holds them)."""
     name = _index_name(graph_path)
     fd = _open_lock(f"{name}.lock", directory)
     try:
@@ -183,7 +204,11 @@ def _build_locked(
                 nodes, links, recorded = _load_graph(graph_path)
                 version = graphify_dialect(path_value, recorded)
                 accepts = capabilities(version)
-                lines = _index_lines(nodes, links, graph_path, accepts)
+                project = root if root is not None else _project_of(graph_path)
+                lines = _index_lines(
+                    nodes, links, graph_path, accepts, root=project,
+                    excluded=(HOOKS_DIR, _relative(_absolute(hooks_dir, "/"), project)),
+                )  # fmt: skip
             if _graph_key_of(graph_path) != key:
                 raise GraphIndexError(f"{graph_path} changed while it was read")
             # the dialect (section 5) after the node count: the hook reads the
@@ -219,6 +244,18 @@ def _reason(exc: BaseException) -> str:
     else:
         text = f"not a graph this builder reads ({type(exc).__name__}: {exc})"
     return " ".join(text.split())[:INDEX_REASON_CHARS]
+
+
+def _project_of(graph_path: str) -> str:
+    """The project a graph describes: graph.json sits in `.graphify/` or
+    `graphify-out/` at its root."""
+    parts = graph_path.split("/")
+    return "/".join(parts[:-2]) if len(parts) >= 3 and graph_path[:1] == "/" else ""
+
+
+def _relative(path: str, root: str) -> str:
+    """`path` relative to `root`, or "" when outside it (nothing to exclude)."""
+    return path[len(root) + 1 :] if root and path.startswith(root.rstrip("/") + "/") else ""
 
 
 def _graph_stat(path: str) -> "posix.stat_result":
@@ -371,40 +408,81 @@ def _placeholders(links: object) -> "frozenset[str]":
     return frozenset(referenced - contained)
 
 
+#: graphify relations that are structure or prose, not one symbol using
+#: another: a file `contains` its symbols, a class has its `method`s, an
+#: enum its cases (`case_of`), `rationale_for` and `cites` tie comments and
+#: documents to code, `defines` and `declares` name what a file declares.
+#: Every other relation (`calls`, `references`, `uses`, `inherits`,
+#: `implements`, `mixes_in`, `imports`, ...) is a use.
+_STRUCTURE: "Final" = frozenset(
+    {"contains", "method", "case_of", "rationale_for", "cites", "defines", "declares"}
+)
+#: uses of a file as a module: its importers (the rest are its dependents)
+_IMPORTS: "Final" = frozenset({"imports", "imports_from", "re_exports", "dynamic_import"})
+INDEX_USES: "Final" = 6  # use sites stored per definition (the hook shows at most 5)
+#: definitions of a name stored with all their INDEX_USES rows; later ones (shown
+#: only to a qualified search that picks them) keep INDEX_USES_LATER, so a name
+#: every package defines reads as a short line (bench: index_go_many)
+INDEX_FULL_SITES: "Final" = 8
+INDEX_USES_LATER: "Final" = 2
+INDEX_FILE_ROWS: "Final" = 6  # importers, dependents and definitions stored per file
+
+
 def _index_lines(
     nodes: "list[dict[str, Any]]",
     links: "Optional[list[dict[str, Any]]]" = None,
     graph_path: str = "",
     accepts: "Optional[frozenset[str]]" = None,
+    *,
+    root: "Optional[str]" = None,
+    excluded: "tuple[str, ...]" = (HOOKS_DIR,),
 ) -> "list[bytes]":
     """The sorted body lines of the index for these graph nodes and links, with
     the explain arguments of a graphify that `accepts` those capabilities
-    (section 5; default: the newest supported release's). Every row is checked
-    with the hook's own `_index_site` (and every file line's text with
-    `_plain`), the very checks the hook makes on read; a name's sites are cut
-    where its line would pass INDEX_MAX_LINE (its total still counts them all)."""
+    (section 5; default: the newest supported release's), the source read
+    under `root` (default: the directory that holds the graph's directory),
+    and nothing about files under the `excluded` directories (the hook's own).
+
+    The builder composes each answer here (docs/hook.md, "What the advice
+    says"): every definition site, overload and use site is checked against
+    its source line, ranked, counted and cut to what the hook may show. Every
+    record is checked with the hook's own `_index_site` or `_index_file`, the
+    very checks the hook makes on read; a name's sites are cut where its line
+    would pass INDEX_MAX_LINE (its total still counts them all)."""
     resolver = _Resolver(nodes, capabilities(GRAPHIFY_NEWEST) if accepts is None else accepts)
-    defined = _Definitions(resolver, links or [], graph_path)
+    defined = _Definitions(resolver, links or [], graph_path, root, excluded)
+    sites = defined.sites()
     lines: list[bytes] = []
+    by_file: dict[str, list[tuple[int, str, int]]] = {}
+    for i, name, path, line, _ in sites:
+        by_file.setdefault(path, []).append((i, name, line))
     for path in sorted(resolver.files):
-        if path not in defined.answering_files:
-            continue  # a file node with no symbols and no connections: nothing to explain
-        arg = resolver.file_argument(path)
-        if arg is not None:
-            lines.append(f"f\t{path}\t{arg}".encode())
-    by_name: dict[str, list[tuple[tuple[int, int, str, int], list[object]]]] = {}
-    for i, name, path, line, scope in defined.sites():
-        arg = resolver.symbol_argument(i, name, path)
-        row: list[object] = [name, path, line, arg, resolver.ids[i], " ".join(scope)]
-        if arg is None or _index_site(row) is None:
+        if not defined.held(path):
             continue
-        by_name.setdefault(name, []).append((_site_rank(path, line), row))
+        record = defined.file_record(path, by_file.get(path, []), resolver.file_argument(path))
+        if record is not None and _index_file(record) is not None:
+            lines.append(f"f\t{path}\t{_dumps(record)}".encode())
+    by_name: dict[str, list[tuple[tuple[int, int, int, str, int], list[object]]]] = {}
+    for i, name, path, line, scope in sites:
+        row: list[object] = [
+            name, path, line, resolver.symbol_argument(i, name, path), resolver.ids[i],
+            " ".join(scope), defined.owner(i), defined.overloads(i, name, path, line),
+            defined.uses(i, name, path),
+        ]  # fmt: skip
+        if _index_site(row) is None:
+            continue
+        # source before tests, then the most used first (the hook shows the first ones)
+        test, generated, _, _ = _site_rank(path, line)
+        used = row[8][0]  # type: ignore[index]
+        by_name.setdefault(name, []).append(((test, generated, -used, path, line), row))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
         head = f"s\t{key}\t[{len(ranked)},["
         rows: list[str] = []
         size = len(head) + 2
-        for _, row in ranked[:INDEX_MAX_SITES]:
+        for rank, (_, row) in enumerate(ranked[:INDEX_MAX_SITES]):
+            if rank >= INDEX_FULL_SITES:  # the hook shows 6 definitions: the rest keep 2 uses
+                row[8][4] = row[8][4][:INDEX_USES_LATER]  # type: ignore[index]
             text = _dumps(row)  # ASCII: its length is its size
             if size + len(text) + 1 > INDEX_MAX_LINE:
                 break
@@ -416,12 +494,54 @@ def _index_lines(
     return lines
 
 
+#: what marks a test file: a test directory, a test_ prefix, a _test/.test/.spec suffix
+#: (`/test` alone also took src/click/testing.py, which is the library's own API)
+_TEST_MARKS: "Final" = (
+    "/test/", "/tests/", "/test_", "/__tests__/", "_test.", ".test.", ".spec.", "/spec/",
+)  # fmt: skip
+
+
 def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
     """Project source first, tests and generated declarations (.d.ts) last."""
     lowered = "/" + path.lower()
-    test = any(mark in lowered for mark in ("/test", "_test.", ".test.", ".spec.", "/spec/"))
+    test = any(mark in lowered for mark in _TEST_MARKS)
     generated = any(lowered.endswith(ext) for ext in (".d.ts", ".d.cts", ".d.mts"))
     return (int(test), int(generated), path, line)
+
+
+def _use_order(uses: "list[tuple[str, int, str, str, str, str]]", home: str) -> "list[int]":
+    """The documented order of use sites (docs/hook.md, "Which uses are shown"):
+    other files before `home` (the definition's own file), the first site of
+    each file before second ones, source before tests and .d.ts, imports after
+    every other use, EXTRACTED before INFERRED before AMBIGUOUS, calls before
+    other relations, then path and line. Rows are (path, line, user, relation,
+    confidence, ...)."""
+    confidence = {word: rank for rank, word in enumerate(CONFIDENCE)}
+
+    def within(k: int) -> "tuple[object, ...]":
+        path, line, _, relation, conf = uses[k][:5]
+        test, generated, _, _ = _site_rank(path, line)
+        imports = relation in _IMPORTS
+        return (test, generated, imports, confidence.get(conf, 3), relation != "calls", path, line)
+
+    order = sorted(range(len(uses)), key=within)
+    seen: dict[str, int] = {}
+    nth = []
+    for k in order:
+        path = uses[k][0]
+        nth.append((path == home, seen.get(path, 0), within(k), k))
+        seen[path] = seen.get(path, 0) + 1
+    return [k for *_, k in sorted(nth)]
+
+
+def _counts(words: "list[str]", order: "tuple[str, ...]" = ()) -> "list[list[object]]":
+    """[[word, count], ...]: in `order` when given, else most frequent first."""
+    tally: dict[str, int] = {}
+    for word in words:
+        tally[word] = tally.get(word, 0) + 1
+    if order:
+        return [[word, tally[word]] for word in order if word in tally]
+    return [[word, n] for word, n in sorted(tally.items(), key=lambda item: (-item[1], item[0]))]
 
 
 # What a node defines, per language, as graphify 0.9.96's extractors build
@@ -449,9 +569,17 @@ def _site_rank(path: str, line: int) -> "tuple[int, int, str, int]":
 #   interfaces and types that declare them also define, and graphify has no
 #   node for those (zod: `shape` has 12 definitions, the graph holds the one
 #   getter). The graph cannot answer for an accessor, so the index leaves it
-#   out and the hook stays silent; telling one needs its source line, the one
-#   thing the builder reads from the repository (bounded, never followed
-#   through a link, and only ever compared, never copied into the index).
+#   out and the hook stays silent.
+# * Every site is checked against its source line (`_Sources`: bounded, never
+#   followed through a link, only ever compared, never copied into the
+#   index): a definition's line must name it, and not only as `new Name`
+#   (Java's anonymous `new Runnable() {` is a node `Runnable` at that line, a
+#   use); a use's line must name what it uses. A site whose line cannot be
+#   read is not cited.
+# * Overloads: graphify makes one node of a Java method's overloads (and of
+#   a TypeScript function's overload signatures), at the first one; the
+#   builder finds the others in the same file by their declaration's shape
+#   (`_OVERLOAD_SHAPES`), when the file has that one node of the name.
 _TYPE_DEFINING_EXTENSIONS: "Final" = frozenset({".go", ".rs"})
 _SCRIPT_EXTENSIONS: "Final" = frozenset(
     {".ts", ".tsx", ".mts", ".cts", ".js", ".jsx", ".mjs", ".cjs"}
@@ -463,15 +591,217 @@ _SOURCE_MAX_BYTES: "Final" = 4 << 20  # per file; a larger one is not looked at
 _SOURCES_MAX_BYTES: "Final" = 256 << 20  # per build
 _PARENT_RELATIONS: "Final" = frozenset({"method", "contains", "case_of"})
 _MAX_SCOPE_DEPTH: "Final" = 8
+_WORD_CHARS: "Final" = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
+#: a line that declares a name, by language: Java methods and constructors
+#: (modifiers, type parameters, a return type that is no statement keyword:
+#: `_NOT_TYPES`; a line with neither modifier nor type is a call), and
+#: TypeScript function overload signatures
+_OVERLOAD_SHAPES: "Final" = {
+    ".java": re.compile(
+        r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?P<mods>(?:(?:public|protected|private|static|final"
+        r"|abstract|synchronized|native|default|strictfp)\s+)*)(?:<[^>]*>\s+)?"
+        r"(?P<type>[\w$.]+(?:<[^;{}=()]*>)?(?:\[\s*\])*\s+)?(?P<name>[A-Za-z_$][\w$]*)\s*\("
+    ),
+    ".ts": re.compile(
+        r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:async\s+)?function\s*\*?\s*"
+        r"(?P<name>[A-Za-z_$][\w$]*)\s*[<(]"
+    ),
+}
+for _ext in (".tsx", ".mts", ".cts"):
+    _OVERLOAD_SHAPES[_ext] = _OVERLOAD_SHAPES[".ts"]
+#: TypeScript methods: a signature with a return type (`alias(a: string): this;`)
+_TS_METHOD: "Final" = re.compile(
+    r"^\s*(?:(?:public|private|protected|static|readonly|abstract|override|declare|async)\s+)*"
+    r"(?P<name>[A-Za-z_$][\w$]*)\s*\??\s*(?:<[^>]*>)?\s*\(.*\)\s*:"
+)
+_OVERLOAD_SHAPES[".py"] = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\(")
+#: how far below an annotation graphify placed a node its declaration may be
+_ANNOTATION_LINES: "Final" = 8
+#: words that stand where a Java return type would, in a statement (`return f(x);`)
+_NOT_TYPES: "Final" = frozenset(
+    {"return", "new", "throw", "else", "case", "await", "yield", "typeof", "instanceof", "do",
+     "assert", "goto"}
+)  # fmt: skip
+
+
+def _depths(lines: "list[str]", indented: bool) -> "list[int]":
+    """Each line's nesting depth at its start: its indentation (tabs as 8) for
+    Python, else the braces opened before it, outside strings and comments (a
+    file that mixes tabs and spaces still nests by its braces)."""
+    if indented:
+        return [len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip()) for text in lines]
+    out, depth, block, quote = [], 0, False, ""
+    for text in lines:
+        out.append(depth)
+        k, end = 0, len(text)
+        while k < end:
+            char = text[k]
+            if block:
+                if text.startswith("*/", k):
+                    block, k = False, k + 1
+            elif quote:
+                if char == "\\":
+                    k += 1
+                elif char == quote:
+                    quote = ""
+            elif text.startswith("//", k):
+                break
+            elif text.startswith("/*", k):
+                block, k = True, k + 1
+            elif char in "\"'`":
+                quote = char
+            elif char == "{":
+                depth += 1
+            elif char == "}":
+                depth = max(0, depth - 1)
+            k += 1
+        if quote != "`":
+            quote = ""  # a string never runs past its line, but a template literal may
+    return out
+
+
+def _word_at(text: str, name: str, start: int = 0) -> int:
+    """Where `name` stands in `text` as a whole word at or after `start`, or -1."""
+    at = text.find(name, start)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or text[at - 1] not in _WORD_CHARS) and (
+            end == len(text) or text[end] not in _WORD_CHARS
+        ):
+            return at
+        at = text.find(name, at + 1)
+    return -1
+
+
+#: words that declare the name right after them (`def name`, `fn name`, `class Name`)
+_DECLARING: "Final" = frozenset(
+    {"def", "function", "fn", "func", "class", "interface", "struct", "enum", "trait", "type",
+     "module", "impl", "const", "let", "var", "val", "object", "record", "namespace", "union"}
+)  # fmt: skip
+#: words after which `name(` is an expression (a call), not a declaration
+_EXPRESSION_WORDS: "Final" = frozenset(
+    {"return", "await", "yield", "throw", "new", "else", "case", "typeof", "delete", "in", "of",
+     "and", "or", "not", "if", "elif", "while", "assert", "raise", "echo", "print"}
+)  # fmt: skip
+#: characters after which `name(` is an expression: an operand, an argument, an element
+_EXPRESSION_ENDS: "Final" = frozenset("=(,:!&|+-*/%<[{;?")
+
+
+def _declares(text: str, name: str) -> bool:
+    """Whether a definition's line declares `name`: it names it somewhere other
+    than as `new [pkg.]Name` (an instance, or an anonymous class: a use) or as
+    a call inside an expression (`return initObservable(...)`, `x = f(y)`,
+    `obj.name(...)`: graphify makes nodes there too). A name right after a
+    declaring word (`def`, `function`, `fn`, `class`, Go's `func (r T)`), or
+    not followed by `(`, or at the start of the line or after a type or a
+    modifier (`public void name(`, `name(args) {`), is declared."""
+    at = _word_at(text, name)
+    while at >= 0:
+        head = at
+        while head and (text[head - 1] in _WORD_CHARS or text[head - 1] in ".:"):
+            head -= 1  # a qualifier: `new java.lang.Runnable`, `def self.name`, `obj.name`
+        before = text[:head].rstrip()
+        word = _last_word(before)
+        qualified = head < at
+        call = text[at + len(name) :].lstrip().startswith("(")
+        if word == "new":
+            pass  # `new Name(`, `new Name() {`: a use
+        elif word in _DECLARING or _GO_RECEIVER.search(text[:head]):
+            return True
+        elif not call and not qualified:
+            return True  # a class header, an assignment target, a field, a type alias
+        elif not call:
+            return True  # `self.name = ...`, `Foo.prototype.name = function`
+        elif word in _EXPRESSION_WORDS or (not word and before[-1:] in _EXPRESSION_ENDS):
+            pass  # `return f(`, `x = f(`, `g(f(`: a call in an expression
+        elif not qualified:
+            return True  # `name(args) {`, `public void name(`, `static <T> T name(`
+        at = _word_at(text, name, at + 1)
+    return False
+
+
+#: words a type, module or constant declaration may start with before its keyword
+_MODIFIERS: "Final" = frozenset(
+    {"pub", "export", "default", "abstract", "final", "public", "private", "protected",
+     "internal", "sealed", "declare", "readonly", "partial", "data", "open"}
+)  # fmt: skip
+_TYPE_DECLARING: "Final" = _DECLARING | frozenset(
+    {"static", "mod", "alias", "as"}
+)  # `export * as ns`
+
+
+def _declares_type(text: str, name: str) -> bool:
+    """Whether the line declares the type-like `name`: a declaring keyword just
+    before it (`pub struct Name`, `class Name`, `const NAME`), or the name first
+    on the line (modifiers aside)."""
+    at = _word_at(text, name)
+    while at >= 0:
+        words = text[:at].replace("(crate)", "").split()
+        while words and words[0] in _MODIFIERS:
+            words.pop(0)
+        if not words or words[-1] in _TYPE_DECLARING:
+            return True
+        at = _word_at(text, name, at + 1)
+    return False
+
+
+_GO_RECEIVER: "Final" = re.compile(r"\bfunc\s*\([^()]*\)\s*$")
+
+
+def _last_word(text: str) -> str:
+    """The identifier `text` ends with, or "" when it ends with anything else."""
+    cut = len(text)
+    while cut and text[cut - 1] in _WORD_CHARS:
+        cut -= 1
+    return text[cut:]
+
+
+class _Sources:
+    """The project's source lines, read only to check a site: bounded per file
+    and per build, the file never followed through a link, the text only ever
+    compared, never copied into the index."""
+
+    def __init__(self, root: str) -> None:
+        self.prefix = root.rstrip("/") + "/" if root else ""  # "": no source, nothing checks
+        self._lines: dict[str, list[str]] = {}
+        self._budget = _SOURCES_MAX_BYTES
+
+    def lines(self, path: str) -> "list[str]":
+        if path not in self._lines:
+            data = None
+            if self.prefix and ".." not in path.split("/") and self._budget > 0:
+                data = _read_file(self.prefix + path, _SOURCE_MAX_BYTES, follow=False)
+            self._budget -= len(data) if data else 0
+            text = data.decode("utf-8", "replace") if data else ""
+            self._lines[path] = text.split("\n") if text else []
+        return self._lines[path]
+
+    def line(self, path: str, line: int) -> "Optional[str]":
+        lines = self.lines(path)
+        return lines[line - 1] if 0 < line <= len(lines) else None
+
+    def names(self, path: str, line: int, name: str) -> bool:
+        text = self.line(path, line)
+        return text is not None and _word_at(text, name) >= 0
 
 
 class _Definitions:
-    def __init__(self, resolver: "_Resolver", links: "list[dict[str, Any]]", graph_path: str):
+    def __init__(
+        self,
+        resolver: "_Resolver",
+        links: "list[dict[str, Any]]",
+        graph_path: str,
+        root: "Optional[str]" = None,
+        excluded: "tuple[str, ...]" = (),
+    ) -> None:
         self.resolver = resolver
         by_id = {nid: i for i, nid in enumerate(resolver.ids)}
         self.file_nodes = set(resolver._file_node.values())
         self.declared_at: dict[int, list[tuple[str, int]]] = {}  # Go/Rust: file contains it
         self.parent: dict[int, int] = {}
+        # what uses each node: (user, relation, confidence, path, line)
+        self.incoming: dict[int, list[tuple[int, str, str, str, int]]] = {}
+        self.excluded = tuple(prefix.strip("/") + "/" for prefix in excluded if prefix.strip("/"))
         connected: set[int] = set()
         for link in links:
             source, target = by_id.get(link.get("source")), by_id.get(link.get("target"))  # type: ignore[arg-type]
@@ -487,6 +817,16 @@ class _Definitions:
                     self.declared_at.setdefault(target, []).append(where)
             if relation in _PARENT_RELATIONS and source != target and source not in self.file_nodes:
                 self.parent.setdefault(target, source)
+            if isinstance(relation, str) and relation not in _STRUCTURE and source != target:
+                where = _site_of(link.get("source_file"), link.get("source_location"))
+                confidence = link.get("confidence")
+                if (
+                    where is not None and confidence in CONFIDENCE
+                    and relation.isascii() and relation.isidentifier() and len(relation) <= 32
+                ):  # fmt: skip
+                    self.incoming.setdefault(target, []).append(
+                        (source, relation.lower(), str(confidence), *where)
+                    )
         self._connected = connected
         # graphify 0.8.x's unresolved type references: nodes that define nothing
         self.placeholders = {by_id[nid] for nid in _placeholders(links) if nid in by_id}
@@ -515,13 +855,19 @@ class _Definitions:
         # project directory, which holds the graph's directory
         parts = graph_path.split("/")
         self.root_name = parts[-3] if len(parts) >= 3 else ""
-        # the project: graph.json sits in .graphify/ or graphify-out/ at its root
-        self.root = "/".join(parts[:-2]) if len(parts) >= 3 and graph_path[:1] == "/" else ""
-        self._lines: dict[str, list[bytes]] = {}
-        self._read_budget = _SOURCES_MAX_BYTES
-        self.answering_files = {resolver._source[i][0] for i in connected | set(self._named())} - {
-            ""
-        }
+        self.sources = _Sources(_project_of(graph_path) if root is None else root)
+        self._sites: Optional[list[tuple[int, str, str, int, list[str]]]] = None
+        # (file, name, callable) -> the lines of its definition nodes there
+        self._named_in: dict[tuple[str, str, bool], list[int]] = {}
+        # file -> name -> (line, nesting depth, an overload) of each declaration-shaped line
+        self._declared: dict[str, dict[str, list[tuple[int, int, bool]]]] = {}
+        self._users: dict[int, str] = {}
+        # each file's own nodes (its module): what an importer of the file points at
+        self.modules: dict[str, list[int]] = {}
+        for i, (file, _, _) in enumerate(resolver._source):
+            label = resolver.nodes[i].get("label")
+            if file and isinstance(label, str) and _is_file_label(label, file):
+                self.modules.setdefault(file, []).append(i)
 
     def _named(self) -> "list[int]":
         out = []
@@ -534,6 +880,13 @@ class _Definitions:
             ):
                 out.append(i)
         return out
+
+    def excludes(self, path: str) -> bool:
+        """A file under an excluded directory (the hook's own): never the subject of advice."""
+        return any(path.startswith(prefix) for prefix in self.excluded)
+
+    def held(self, path: str) -> bool:
+        return bool(path) and not self.excludes(path)
 
     @staticmethod
     def label_parts(label: str) -> "list[str]":
@@ -564,24 +917,19 @@ class _Definitions:
 
     def _is_accessor(self, path: str, line: int, name: str) -> bool:
         """Whether the declaration at path:line is `get name(` or `set name(`."""
-        if not self.root or ".." in path.split("/"):
+        text = self.sources.line(path, line)
+        if text is None:
             return False
-        if path not in self._lines:
-            data = None
-            if self._read_budget > 0:
-                data = _read_file(f"{self.root}/{path}", _SOURCE_MAX_BYTES, follow=False)
-            self._read_budget -= len(data) if data else 0
-            self._lines[path] = data.split(b"\n") if data else []
-        lines = self._lines[path]
-        if not 0 < line <= len(lines):
-            return False
-        words = lines[line - 1].decode("utf-8", "replace").replace("(", " (").split()
+        words = text.replace("(", " (").split()
         while words and words[0] in _ACCESSOR_MODIFIERS:
             words.pop(0)
         return len(words) >= 2 and words[0] in ("get", "set") and words[1] == name
 
     def sites(self) -> "list[tuple[int, str, str, int, list[str]]]":
-        """(node, name, file, line, scope) for every definition site a node stands for."""
+        """(node, name, file, line, scope) for every definition site a node
+        stands for whose source line declares the name."""
+        if self._sites is not None:
+            return self._sites
         out = []
         resolver = self.resolver
         for i in self._named():
@@ -617,9 +965,219 @@ class _Definitions:
                 continue
             scope = parts[:-1] or self._scope_of(i)
             for path, line in where:
-                if _plain(path):
-                    out.append((i, name, path, line, _bounded(self._path_scope(path) + scope)))
+                typed = not callable_  # a class, type, module, constant: declared by a keyword
+                declared = self._declared_at(path, line, name, typed) if _plain(path) else None
+                if declared is None or self.excludes(path):
+                    continue
+                out.append((i, name, path, declared, _bounded(self._path_scope(path) + scope)))
+        self._sites = out
+        for i, name, path, line, _ in out:
+            lines = self._named_in.setdefault((path, name, self._kind(i) > 0), [])
+            lines.append(line)
+        for lines in self._named_in.values():
+            lines.sort()
         return out
+
+    def _declared_at(self, path: str, line: int, name: str, typed: bool) -> "Optional[int]":
+        """The line that declares `name` at graphify's `line`: that line, or,
+        when graphify put the node on an annotation (`@Override`, `#[...]`:
+        Java, PHP, TypeScript, Rust), the first line after the annotations;
+        None when neither declares it (`new Runnable() {`, an unreadable file).
+        A `typed` name (a class, type, module or constant) is declared by a
+        keyword before it (`struct`, `class`, `const`, ...) or at the start of
+        its line (a Go grouped `type (` member, a Rust variant, `X = ...`):
+        graphify 0.8.x made nodes of types named in signatures (a Rust `fn
+        comparator(..) -> Result<(Comparator, ..)>`, a PHP return type)."""
+        for at in range(line, line + _ANNOTATION_LINES):
+            text = self.sources.line(path, at)
+            if text is None:
+                return None
+            if _declares(text, name) and (not typed or _declares_type(text, name)):
+                return at
+            if not text.lstrip().startswith(("@", "#[")):
+                return None
+        return None
+
+    def _kind(self, i: int) -> int:
+        """0 a type (or anything not called), 1 a function `f()`, 2 a method `.f()`."""
+        label = str(self.resolver.nodes[i].get("label"))
+        return 2 if label.startswith(".") else 1 if label.endswith("()") else 0
+
+    def owner(self, i: int) -> str:
+        """The name of the symbol node i hangs off (its class, module, impl or
+        receiver type), "" for none or one that is no plain name."""
+        parent = self.parent.get(i)
+        label = self.resolver.nodes[parent].get("label") if parent is not None else None
+        name = self.label_parts(label)[-1] if isinstance(label, str) else ""
+        return name if name and _is_name(name) and len(name) <= INDEX_MAX_FIELD else ""
+
+    def user(self, j: int) -> str:
+        """How a use names its user: `Owner.name` for a method, `name` for a
+        function or type, a file's base name for its top-level code."""
+        if j not in self._users:
+            self._users[j] = self._user(j)
+        return self._users[j]
+
+    def _user(self, j: int) -> str:
+        label = self.resolver.nodes[j].get("label")
+        source = self.resolver._source[j][0]
+        if not isinstance(label, str) or not label:
+            return ""
+        if j in self.file_nodes or _is_file_label(label, source):
+            shown = source.rsplit("/", 1)[-1]
+        else:
+            shown = self.label_parts(label)[-1]
+            owner = self.owner(j)
+            shown = f"{owner}.{shown}" if owner else shown
+        return shown if _plain(shown) and len(shown) <= QUOTE_CHARS else ""
+
+    def overloads(self, i: int, name: str, path: str, line: int) -> "list[int]":
+        """The lines of `path` that declare `name` for node i when they are
+        several: graphify makes one node of a Java method's or constructor's
+        overloads, a TypeScript function's or method's overload signatures and
+        a Python `@overload` set, at the first. Node i's are the declarations
+        at its line's nesting depth (braces; Python: indentation) from its
+        line to the next node of that name and kind in the file (and before it,
+        when it is the first); [] for one."""
+        self.sites()
+        nodes = self._named_in.get((path, name, self._kind(i) > 0), [])  # sorted
+        declared = self._declarations(path).get(name, [])  # in line order
+        here = bisect.bisect_left(declared, (line,))
+        if here == len(declared) or declared[here][0] != line:
+            return []  # its own line is no declaration of that shape
+        depth = declared[here][1]
+        later = bisect.bisect_right(nodes, line)
+        stop = nodes[later] if later < len(nodes) else 1 << 31
+        start = 0 if nodes and nodes[0] == line else line
+        # bisected, not scanned: 16,000 nodes of one name in one file stay n log n
+        window = declared[bisect.bisect_left(declared, (start + 1,)) : bisect.bisect_left(
+            declared, (stop,)
+        )]  # fmt: skip
+        found = [(at, overload) for at, at_depth, overload in window if at_depth == depth]
+        lines = [at for at, _ in found]
+        if len(lines) > 1 and line in lines and any(overload for _, overload in found):
+            return lines[:INDEX_MAX_SITES]
+        return []
+
+    def _declarations(self, path: str) -> "dict[str, list[tuple[int, int, bool]]]":
+        """name -> (line, indentation, an overload) of each line of `path` shaped
+        as its declaration (`_OVERLOAD_SHAPES`), one pass over the file. In
+        Python only a `@overload`-decorated def is an overload (the others are
+        redefinitions, or the implementation beside them)."""
+        if path not in self._declared:
+            extension = _extension(path)
+            shape = _OVERLOAD_SHAPES.get(extension)
+            found: dict[str, list[tuple[int, int, bool]]] = {}
+            lines = self.sources.lines(path) if shape else []
+            depths = _depths(lines, extension == ".py")
+            for k, text in enumerate(lines):
+                match = shape.match(text) if shape and "(" in text else None
+                if match is None and shape is _OVERLOAD_SHAPES[".ts"]:
+                    match = _TS_METHOD.match(text)
+                if match is None:
+                    continue
+                parts = match.groupdict()
+                kind = (parts.get("type") or "").split()
+                bare = parts.get("mods") == "" and not kind  # no modifier, no type
+                if (kind and kind[0] in _NOT_TYPES) or (bare and not (
+                    parts["name"][:1].isupper() and not text.rstrip().endswith(";")
+                )):  # fmt: skip
+                    # a call (`eval(x);`, `return f(x);`), not a declaration; a
+                    # package-private constructor `Req(int a) {` is one
+                    continue
+                above = lines[k - 1].strip() if k else ""
+                overload = extension != ".py" or (above[:1] == "@" and above.endswith("overload"))
+                found.setdefault(parts["name"], []).append((k + 1, depths[k], overload))
+            self._declared[path] = found
+        return self._declared[path]
+
+    def _verified_uses(
+        self, targets: "list[tuple[int, tuple[str, ...]]]", home: str,
+        kinds: "Optional[frozenset[str]]", outside: bool,
+    ) -> "list[tuple[str, int, str, str, str, str]]":  # fmt: skip
+        """(path, line, user, relation, confidence, name used) of each use of the
+        `targets` (node, the names a line that uses it names: the node's own, or
+        for a file's own node its module name and the names it defines) whose
+        line names one: relations in `kinds` (None: every use; empty: every use
+        but imports), sites outside `home` only if `outside`."""
+        out = []
+        for i, names in targets:
+            for j, relation, confidence, path, line in self.incoming.get(i, ()):
+                if kinds is not None and (relation in _IMPORTS) != bool(kinds):
+                    continue
+                if (outside and path == home) or not _plain(path) or self.excludes(path):
+                    continue
+                if j in self.placeholders:
+                    continue  # 0.8.x: an unresolved type reference (`bool`) uses nothing
+                user = self.user(j)
+                name = next((n for n in names if self.sources.names(path, line, n)), None)
+                if user and name is not None:
+                    out.append((path, line, user, relation, confidence, name))
+        return list(dict.fromkeys(out))
+
+    def uses(self, i: int, name: str, path: str) -> "list[object]":
+        """[total, files, [[relation, n], ...], [[confidence, n], ...], [[path,
+        line, user, relation, confidence], ...]]: who uses definition i, as
+        the graph records it and the source lines confirm, in `_use_order`."""
+        found = self._verified_uses([(i, (name,))], path, None, outside=False)
+        return _use_record(found, path, with_name=False)
+
+    def file_record(
+        self, path: str, defined: "list[tuple[int, str, int]]", arg: "Optional[str]"
+    ) -> "Optional[list[object]]":
+        """What the graph says about a file: [explain argument or null,
+        importers, dependents, [total, [[name, line], ...]]], importers and
+        dependents as `uses` gives them (dependents' rows name what they use);
+        None when it says nothing (no definition, importer or dependent)."""
+        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
+        if stem in ("__init__", "index", "mod", "lib") and "/" in path:
+            stem = path.rsplit("/", 2)[-2]  # a package is imported by its directory's name
+        # `from .core import Context`, `require('./command')`, and a re-export
+        # `export { Receiver }` whose line names what the file defines, not its name
+        module = (stem, *sorted({name for _, name, _ in defined}))
+        targets = [(i, module) for i in self.modules.get(path, ())]
+        targets += [(i, (name,)) for i, name, _ in defined]
+        # one import line that names several of the file's symbols is one importer
+        by_site = {(site[0], site[1]): site for site in reversed(
+            self._verified_uses(targets, path, _IMPORTS, outside=True)
+        )}  # fmt: skip
+        importers = list(reversed(by_site.values()))
+        dependents = self._verified_uses(
+            [(i, (n,)) for i, n, _ in defined], path, frozenset(), outside=True
+        )
+        if not (importers or dependents or defined):
+            return None
+        # public before `_private`, types before functions before methods, then
+        # the most used first
+        shown = sorted(set(defined), key=lambda site: (
+            site[1][:1] == "_", self._kind(site[0]), -len(self.incoming.get(site[0], ())),
+            site[2],
+        ))  # fmt: skip
+        names = [[name, line] for _, name, line in shown[:INDEX_FILE_ROWS]]
+        return [
+            arg if arg is None else arg or path,
+            _use_record(importers, path, with_name=False, limit=INDEX_FILE_ROWS),
+            _use_record(dependents, path, with_name=True, limit=INDEX_FILE_ROWS),
+            [len(shown), names],
+        ]
+
+
+def _use_record(
+    found: "list[tuple[str, int, str, str, str, str]]", home: str, with_name: bool,
+    limit: int = INDEX_USES,
+) -> "list[object]":  # fmt: skip
+    """[total, files, relation counts, confidence counts, the first `limit`
+    rows in `_use_order`]; a row is [path, line, user, relation, confidence]
+    (and the name used, `with_name`)."""
+    width = 6 if with_name else 5
+    rows = [list(found[k][:width]) for k in _use_order(found, home)[:limit]]
+    return [
+        len(found),
+        len({site[0] for site in found}),
+        _counts([site[3] for site in found]),
+        _counts([site[4] for site in found], CONFIDENCE),
+        rows,
+    ]
 
 
 def _bounded(scope: "list[str]") -> "list[str]":

@@ -115,13 +115,18 @@ except TypeError:
 wrong = []
 for line in open(sys.argv[2]).read().splitlines():
     kind, key, payload = line.split("\\t", 2)
-    if kind == "f":
-        nid = answer(g, payload or key)
+    if kind == "f":  # [explain argument or null, importers, dependents, definitions]
+        arg = json.loads(payload)[0]
+        if arg is None:
+            continue  # no argument resolves to this file: the answer has no command
+        nid = answer(g, arg)
         if nid is None or g.nodes[nid].get("source_file") != key:
-            wrong.append(f"file {key}: {payload or key} -> {nid}")
+            wrong.append(f"file {key}: {arg} -> {nid}")
         continue
-    for row in json.loads(payload)[1]:  # [name, path, line, arg, node id, ...]
+    for row in json.loads(payload)[1]:  # [name, path, line, arg or null, node id, ...]
         name, arg, node_id = row[0], row[3], row[4]
+        if arg is None:
+            continue
         nid = answer(g, arg)
         if nid != node_id:
             wrong.append(f"{name}: {arg} -> {nid}, not {node_id}")

@@ -14,6 +14,7 @@ import os
 import random
 import shutil
 import subprocess
+import time
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,6 +213,34 @@ def _node(i: int, source_file: str) -> dict[str, Any]:
     }
 
 
+#: the nodes and edges graphify 0.9.96 makes of SOURCE_FILES (the lines they cite
+#: are the ones that declare or name them: the index builder checks each)
+REAL_NODES: list[dict[str, Any]] = [
+    _node(0, "src/app.py") | {"id": "src_app_apply_overlay", "label": "apply_overlay()",
+                               "source_location": "L4"},
+    _node(1, "src/util.py") | {"id": "src_util_helper", "label": "helper()",
+                               "source_location": "L1"},
+    _node(2, "web/index.ts") | {"id": "web_index_renderoverlay", "label": "renderOverlay()",
+                                "source_location": "L1"},
+    _node(3, "src/app.py") | {"id": "src_app", "label": "app.py", "source_location": "L1"},
+    _node(4, "src/util.py") | {"id": "src_util", "label": "util.py", "source_location": "L1"},
+]  # fmt: skip
+
+
+def _edge(source: str, target: str, relation: str, file: str, line: int) -> dict[str, Any]:
+    return {"source": source, "target": target, "relation": relation, "_origin": "ast",
+            "confidence": "EXTRACTED", "confidence_score": 1.0, "source_file": file,
+            "source_location": f"L{line}", "weight": 1.0}  # fmt: skip
+
+
+REAL_LINKS: list[dict[str, Any]] = [
+    _edge("src_app", "src_app_apply_overlay", "contains", "src/app.py", 4),
+    _edge("src_util", "src_util_helper", "contains", "src/util.py", 1),
+    _edge("src_app", "src_util_helper", "imports_from", "src/app.py", 1),
+    _edge("src_app_apply_overlay", "src_util_helper", "calls", "src/app.py", 5),
+]
+
+
 def _link(i: int) -> dict[str, Any]:
     return {
         "source": f"src_mod{i % 997}_symbol_{i}",
@@ -242,18 +271,13 @@ def write_graph(
     graphify writes it; None omits it (graphs built before graphify recorded it).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    real = [
-        _node(0, "src/app.py") | {"id": "src_app_apply_overlay", "label": "apply_overlay()"},
-        _node(1, "src/util.py") | {"id": "src_util_helper", "label": "helper()"},
-        _node(2, "web/index.ts") | {"id": "web_index_renderoverlay", "label": "renderOverlay()"},
-    ]
     dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
     head = (
         '{"directed":false,"multigraph":false,'
         '"graph":{"schema_version":1,"graphify_version":"0.9.96"},"nodes":['
     )
-    nodes = [dump(n) for n in real + (extra or [])]
-    links = [dump(_link(0))]
+    nodes = [dump(n) for n in REAL_NODES + (extra or [])]
+    links = [dump(link) for link in [*REAL_LINKS, _link(0)]]
     total = len(head) + sum(len(s) + 1 for s in nodes) + sum(len(s) + 1 for s in links) + 120
     i = 3
     while total < size_bytes:
@@ -287,11 +311,8 @@ def write_go_graph(path: Path, built_at_commit: str, mtime: float, size_bytes: i
     nodes (src/app.py, ...) come first, as in `write_graph`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     dump = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
-    nodes = [
-        dump(_node(0, "src/app.py") | {"id": "src_app_apply_overlay", "label": "apply_overlay()"}),
-        dump(_node(1, "src/util.py") | {"id": "src_util_helper", "label": "helper()"}),
-    ]
-    links = [dump(_link(0))]
+    nodes = [dump(n) for n in REAL_NODES]
+    links = [dump(link) for link in [*REAL_LINKS, _link(0)]]
 
     def node(nid: str, label: str, file: str, line: int) -> None:
         nodes.append(dump({"id": nid, "label": label, "_origin": "ast", "community": line % 53,
@@ -370,7 +391,49 @@ class Fixture:
 
 
 def build_fixture(name: str, base: Path, big_graph_bytes: int = BIG_GRAPH_BYTES) -> Fixture:
-    """Build one named fixture under ``base`` (see FIXTURES)."""
+    """Build one named fixture under ``base`` (see FIXTURES), with the source
+    lines its graph's synthetic nodes cite (`write_sources`)."""
+    fixture = _build_fixture(name, base, big_graph_bytes)
+    if fixture.graph is not None:
+        write_sources(fixture.root, fixture.graph)
+    return fixture
+
+
+def write_sources(root: Path, graph: Path) -> None:
+    """Give every node and edge of a synthetic graph the line it cites: for each
+    file the repository lacks, at each cited line, a declaration (`const name`)
+    of what the graph says is declared or used there (the index builder keeps only sites
+    whose line names them, so the index of a synthetic graph has the size of a
+    real one's). Dated with the work tree: no cited file is newer than the graph."""
+    data = json.loads(graph.read_bytes())
+    names: dict[str, dict[int, list[str]]] = {}
+    labels = {n.get("id"): n.get("label") for n in data.get("nodes", ())}
+
+    def add(file: object, location: object, label: object) -> None:
+        if not (isinstance(file, str) and isinstance(location, str) and isinstance(label, str)):
+            return
+        name = label.removeprefix(".").removesuffix("()").rsplit("::", 1)[-1]
+        if file and not (root / file).exists() and location[1:].isdigit() and len(name) < 512:
+            names.setdefault(file, {}).setdefault(int(location[1:]), []).append(name)
+
+    for node in data.get("nodes", ()):
+        add(node.get("source_file"), node.get("source_location"), node.get("label"))
+    for link in data.get("links", ()):
+        add(link.get("source_file"), link.get("source_location"), labels.get(link.get("target")))
+    for file, lines in names.items():
+        # `const name` declares a name of any kind to the builder's line check
+        # (a keyword right before it); the files are never code anyone runs
+        text = "".join(
+            "; ".join(f"const {name}" for name in lines[k]) + "\n" if k in lines else "\n"
+            for k in range(1, max(lines) + 1)
+        )
+        path = root / file
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+        os.utime(path, (BASE_TIME + 3600, BASE_TIME + 3600))
+
+
+def _build_fixture(name: str, base: Path, big_graph_bytes: int) -> Fixture:
     root = base / name
     if root.exists():
         shutil.rmtree(root)
@@ -511,6 +574,16 @@ def build_index(fixture: Fixture, python: str, hooks_dir: Path) -> str:
     return out.stdout.decode().strip()
 
 
+def keep_index_attempt_recent(fixture: Fixture) -> None:
+    """index_missing, index_outdated: the staged attempt stays recent (its mtime
+    now), so the state lasts the whole run: an attempt older than the hook's
+    retry delay (10 minutes, shorter than a full run) would start a real build,
+    and the index would then be current."""
+    now = time.time()
+    for path in fixture.index_dir.glob("*.attempt"):
+        os.utime(path, (now, now))
+
+
 def reset_index_attempt(fixture: Fixture) -> None:
     """index_spawn: no index, no attempt, so the next call spawns the builder."""
     for path in fixture.index_dir.glob("*"):
@@ -643,6 +716,14 @@ def _grep_go(name: str) -> Callable[[str], dict[str, Any]]:
     return args
 
 
+def _read_util(root: str) -> dict[str, Any]:
+    return {"file_path": f"{root}/src/util.py"}
+
+
+def _grep_callers(root: str) -> dict[str, Any]:
+    return {"pattern": "helper\\(", "path": root, "output_mode": "content"}
+
+
 def _grep_missing(root: str) -> dict[str, Any]:
     return {"pattern": "not_in_this_graph", "path": root, "output_mode": "content"}
 
@@ -702,11 +783,17 @@ SCENARIO_TABLE: tuple[tuple[str, str, str, str, str | None, ArgsFn, dict[str, An
     ("index_not_in_graph", BOTH, "fresh", PRE, "Grep", _grep_missing,
      {"expect": "silent"}, "Grep of a name the graph does not hold: silent, not_in_graph"),
     ("index_missing", BOTH, "index_missing", PRE, "Grep", _grep_symbol,
-     {}, "Grep trigger, no index yet (its build already started)"),
+     {"expect": "silent"}, "Grep trigger, no index yet (its build already started): silent"),
     ("index_spawn", BOTH, "index_spawn", PRE, "Grep", _grep_symbol,
-     {"index_spawn": True}, "Grep trigger, no index: every call spawns the detached builder"),
+     {"index_spawn": True, "expect": "silent"},
+     "Grep trigger, no index: every call spawns the detached builder, silent"),
     ("index_outdated", BOTH, "index_outdated", PRE, "Grep", _grep_symbol,
-     {}, "Grep trigger, index of another graph version (its rebuild already started)"),
+     {"expect": "silent"},
+     "Grep trigger, index of another graph version (its rebuild already started): silent"),
+    ("answer_read", BOTH, "fresh", PRE, "Read", _read_util,
+     {}, "Read answered: the file's importer, its dependent (a caller) and its definitions"),
+    ("answer_callers", BOTH, "fresh", PRE, "Grep", _grep_callers,
+     {}, "Grep `helper\\(`: who calls it, first, then its definition"),
     ("hostile_label", BOTH, "huge_label", PRE, "Grep", _grep_symbol,
      {}, "Grep trigger, index of a graph holding a 40 MiB label (issue 20)"),
     ("hostile_duplicates", BOTH, "duplicates", PRE, "Grep", _grep_symbol,

@@ -365,6 +365,11 @@ def run_scenario(s: Setup, scen: sc.Scenario, calls: int) -> dict[str, dict[str,
         def before() -> None:
             sc.reset_index_attempt(fixture)
 
+    elif scen.fixture in sc.INDEX_STATES:
+
+        def before() -> None:
+            sc.keep_index_attempt_recent(fixture)
+
     os.chdir(fixture.root)  # Graphify's hook-guard takes the project from its cwd
     disables = count_self_disables(fixture)
     for a in arms:

@@ -229,7 +229,8 @@ def _demo(root: Path) -> int:
         if not context:
             context = "no advice: " + why_silent(_recorded(telemetry).get(f"toolu_demo{n:04d}"))
         print(f"{n:2}. {who:11} {step[2]:5} {str(shown).replace('{root}/', '')}")
-        print(f"    -> {context}")
+        shown = context.replace("\n", "\n       ")  # an answer's lines, indented
+        print(f"    -> {shown}")
     print(f"\nthe hook started {starts} times for {len(SCRIPT)} tool calls and a session start")
     print(f"\n$ mishkan metrics --telemetry-dir {telemetry} --sprint demo")
     return _mishkan("metrics", "--telemetry-dir", str(telemetry), "--sprint", "demo")

@@ -393,6 +393,7 @@ def recommend(report: Mapping[str, Any], refresh: str) -> Recommendation:
 
     rate = report["pre_read_consultation_rate"]
     respect = report["nudge_respect_ratio"]
+    served = report.get("graph_served_rate")  # a report from before issue 30 has none
     triggers = report["triggers"]
     if report["sessions"] == 0:
         rec = Recommendation("no-data", "no session in this window: nothing to decide")
@@ -424,6 +425,13 @@ def recommend(report: Mapping[str, Any], refresh: str) -> Recommendation:
             "keep-phase-2",
             f"keep phase 2: target met, pre-Read consultation rate {pct(rate)} >= 80%; "
             "making the hook block calls would take a separate, dated decision (D-009)",
+        )
+    elif served is not None and served >= CONSULTATION_TARGET:
+        rec = Recommendation(
+            "keep-phase-2",
+            f"keep phase 2: target met by the graph's answers, {pct(served)} of triggers "
+            f"consulted the graph or were answered from it in the advisory (answered share "
+            f"{pct(report.get('answered_share'))}); hard-deny stays deferred (D-009)",
         )
     else:
         rec = Recommendation(

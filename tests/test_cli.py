@@ -74,7 +74,9 @@ def test_demo_plays_the_whole_loop(tmp_path: Path) -> None:
     }
     assert said == SILENT
     assert "(nothing printed)" not in out
-    assert "nudge-respect ratio:         66.7% (2/3)" in out
+    # each advisory answered (a definition, or what the file defines): none waits for a lookup
+    assert "nudge-respect ratio:         n/a" in out
+    assert "answered share:              75.0% (3/4)" in out
     assert "pre-Read consultation rate:  50.0% (2/4)" in out
     terms = lines[lines.index("terms:") + 1 :]
     assert [t.split(":")[0].strip() for t in terms] == [

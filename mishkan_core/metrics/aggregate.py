@@ -17,10 +17,16 @@ is ``hizkiah``); without it the same rule is applied to ``agent_type``.
 
 Definitions (D-009):
 
-* **nudge-respect ratio**: of the trigger calls with decision ``nudge``, the
+* **nudge-respect ratio**: of the trigger calls with decision ``nudge`` whose
+  advisory pointed to a lookup without answering (no ``answered`` field), the
   fraction followed by a lookup within the next 3 ``call`` events of the same
   (session, agent_id). A nudge still pending when the input ends counts as
-  not respected.
+  not respected. An advisory that carried the answer itself (``answered``:
+  the definitions and who uses them, or what depends on a file; issue 30)
+  needs no lookup: it is counted as ``nudges_answered``, apart from the ratio.
+* **answered share**: of the trigger calls, the fraction answered in the
+  advisory itself. ``triggers_served`` counts the triggers that were either
+  consulted (the rate below) or answered: what the graph served.
 * **pre-Read consultation rate**: of all trigger calls, the fraction preceded
   by any lookup earlier in the same session (by any in-scope agent).
   A trigger the hook left silent because its target is not in the graph
@@ -52,6 +58,8 @@ COUNT_FIELDS = (
     "triggers_consulted",
     "nudges",
     "nudges_respected",
+    "nudges_answered",
+    "triggers_served",
     "lookups",
     "opt_outs",
     "self_disables",
@@ -83,6 +91,8 @@ class Counts:
         self.triggers_consulted = 0
         self.nudges = 0
         self.nudges_respected = 0
+        self.nudges_answered = 0
+        self.triggers_served = 0
         self.lookups = 0
         self.opt_outs = 0
         self.self_disables = 0
@@ -232,8 +242,11 @@ class Aggregator:
                 c.outside_graph += 1
                 continue
             c.triggers += 1
+            answered = ev.get("decision") == "nudge" and bool(ev.get("answered"))
             if st.looked_up:
                 c.triggers_consulted += 1
+            if st.looked_up or answered:
+                c.triggers_served += 1
             graph = ev.get("graph")
             if graph == "fresh":
                 c.fresh += 1
@@ -244,6 +257,9 @@ class Aggregator:
             decision = ev.get("decision")
             if decision == "nudge":
                 c.nudges += 1
+                if answered:  # nothing to look up: no respect window
+                    c.nudges_answered += 1
+                    continue
                 if win is None:
                     win = st.windows[agent_id] = []
                 win.append(window)

@@ -169,12 +169,16 @@ def render(report: dict[str, Any]) -> str:
         '<div class="big">',
         "<div><div>nudge-respect ratio</div>"
         + _ratio_cell("total", report, "nudge_respect_ratio", tag="div")
-        + f'<div class="of">{report["nudges_respected"]} of {report["nudges"]} nudges '
-        "followed by a lookup within 3 calls</div></div>",
+        + f'<div class="of">{report["nudges_respected"]} of {report["nudges_pointing"]} '
+        "pointing nudges followed by a lookup within 3 calls</div></div>",
         "<div><div>pre-Read consultation rate</div>"
         + _ratio_cell("total", report, "pre_read_consultation_rate", tag="div")
         + f'<div class="of">{report["triggers_consulted"]} of {report["triggers"]} '
         "triggering calls preceded by a lookup (target 80%)</div></div>",
+        "<div><div>answered share</div>"
+        + _ratio_cell("total", report, "answered_share", tag="div")
+        + f'<div class="of">{report["nudges_answered"]} of {report["triggers"]} '
+        "triggering calls answered in the advisory itself</div></div>",
         "</div>",
         '<h2>Verdict</h2><ul class="verdict" id="verdict">',
         *(f"<li>{escape(line)}</li>" for line in report["verdict"]),

@@ -35,11 +35,16 @@ def render(report: dict[str, Any]) -> str:
     out.append("")
     out.append(
         "nudge-respect ratio:         "
-        + ratio_line(report, "nudge_respect_ratio", "nudges_respected", "nudges")
+        + ratio_line(report, "nudge_respect_ratio", "nudges_respected", "nudges_pointing")
     )
     out.append(
         "pre-Read consultation rate:  "
         + ratio_line(report, "pre_read_consultation_rate", "triggers_consulted", "triggers")
+    )
+    out.append(
+        "answered share:              "
+        + ratio_line(report, "answered_share", "nudges_answered", "triggers")
+        + " (advisories that answered the question themselves: no lookup needed)"
     )
     out.append(
         f"sessions {num(report['sessions'])}, off {num(report['sessions_off'])}, "

@@ -28,6 +28,8 @@ SUMMARY_KEYS = (
     "triggers_consulted",
     "nudges",
     "nudges_respected",
+    "nudges_answered",
+    "triggers_served",
     "lookups",
     "lookups_failed",
     "opt_outs",
@@ -53,12 +55,17 @@ TRANSCRIPT_UNKNOWN = (
 def figures(c: Counts, sessions: int, sessions_off: int | None) -> dict[str, Any]:
     """The D-009 figures for one view (total, one agent or one session)."""
     return {
-        "nudge_respect_ratio": ratio(c.nudges_respected, c.nudges),
+        "nudge_respect_ratio": ratio(c.nudges_respected, c.nudges - c.nudges_answered),
         "pre_read_consultation_rate": ratio(c.triggers_consulted, c.triggers),
+        "answered_share": ratio(c.nudges_answered, c.triggers),
+        "graph_served_rate": ratio(c.triggers_served, c.triggers),
         "triggers": c.triggers,
         "triggers_consulted": c.triggers_consulted,
         "nudges": c.nudges,
         "nudges_respected": c.nudges_respected,
+        "nudges_answered": c.nudges_answered,
+        "nudges_pointing": c.nudges - c.nudges_answered,
+        "triggers_served": c.triggers_served,
         "lookups": c.lookups,
         "opt_outs": c.opt_outs,
         "self_disables": c.self_disables,
@@ -107,6 +114,7 @@ def verdict(report: dict[str, Any]) -> list[str]:
     lines: list[str] = []
     rate = report["pre_read_consultation_rate"]
     respect = report["nudge_respect_ratio"]
+    served = report["graph_served_rate"]
     sessions = report["sessions"]
     if report["phase"] == 1:
         lines.append(
@@ -117,12 +125,24 @@ def verdict(report: dict[str, Any]) -> list[str]:
         lines.append("phase 2: target not measurable, no triggering Read/Grep calls")
     elif rate >= CONSULTATION_TARGET:
         lines.append(f"phase 2: target met, pre-Read consultation rate {pct(rate)} >= 80%")
+    elif served is not None and served >= CONSULTATION_TARGET:
+        lines.append(
+            f"phase 2: target met by the graph's answers: {pct(served)} of triggers consulted "
+            f"the graph or were answered from it in the advisory (answered share "
+            f"{pct(report['answered_share'])}, pre-Read consultation rate {pct(rate)})"
+        )
     else:
         lines.append(f"phase 2: target not met, pre-Read consultation rate {pct(rate)} < 80%")
     if report["phase"] == 2 and respect is not None and respect < RESPECT_FLOOR:
         lines.append(
             f"nudge-respect ratio {pct(respect)} < 50%: agents follow under half of the "
             f"advice: {FOLLOW_UP}"
+        )
+    answered = report["nudges_answered"]
+    if report["phase"] == 2 and answered:
+        lines.append(
+            f"{answered} of {report['nudges']} advisories answered the question themselves "
+            "(they need no lookup, so the nudge-respect ratio counts only the others)"
         )
     if report["source"] == "transcripts" and report["nudges"] == 0:
         lines.append(

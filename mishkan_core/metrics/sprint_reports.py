@@ -27,7 +27,10 @@ GENERATOR = "mishkan sprint-close"
 #: back from: one JSON object (a YAML flow mapping), counts only
 FIGURES_KEY = "figures"
 FIGURES_VERSION = 1
-FIGURE_FIELDS = ("nudges", "nudges_respected", "triggers", "triggers_consulted")
+FIGURE_FIELDS = (
+    "nudges", "nudges_respected", "nudges_answered", "triggers", "triggers_consulted",
+    "triggers_served",
+)  # fmt: skip
 #: agents in the figures line and rows in the artifact's agent table: the
 #: hook records five; a telemetry directory a clone shaped can name thousands
 MAX_FIGURE_AGENTS = 32

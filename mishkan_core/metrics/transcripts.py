@@ -134,6 +134,16 @@ def _texts(content: object) -> Iterator[str]:
                 stack.append(inner)
 
 
+#: how an advisory that answered the question itself (issue 30) shows it: a
+#: definition, or what a file defines (docs/hook.md, "What the advice says")
+_ANSWER_LINES = ("\nDefinition", "\nDefines: ")
+
+
+def _answers(text: str) -> bool:
+    """Whether an advisory's text carries the answer (it then needs no lookup)."""
+    return any(line in text for line in _ANSWER_LINES)
+
+
 def _reminder_marker(text: str) -> bool:
     """Does a ``<system-reminder>`` block of ``text`` hold the hook's marker?
 
@@ -185,18 +195,22 @@ def _lines(fd: int, quality: dict[str, int]) -> Iterator[dict[str, Any]]:
 class _Scan:
     """Nudge markers tied to tool_use ids, collected from one file's lines."""
 
-    def __init__(self, nudged: set[str], quality: dict[str, int]) -> None:
-        self.nudged = nudged
+    def __init__(self, nudged: dict[str, bool], quality: dict[str, int]) -> None:
+        self.nudged = nudged  # tool_use id -> its advisory answered the question
         self.quality = quality
+
+    def mark(self, tool_id: str, answered: bool) -> None:
+        self.nudged[tool_id] = self.nudged.get(tool_id, False) or answered
 
     def attachment(self, obj: dict[str, Any]) -> None:
         att = obj.get("attachment")
         if not isinstance(att, dict) or att.get("type") != "hook_additional_context":
             return
-        if any(t.lstrip().startswith(MARKER) for t in _texts(att.get("content"))):
+        texts = [t for t in _texts(att.get("content")) if t.lstrip().startswith(MARKER)]
+        if texts:
             tool_id = att.get("toolUseID")
             if isinstance(tool_id, str):
-                self.nudged.add(tool_id)
+                self.mark(tool_id, any(_answers(t) for t in texts))
             else:
                 self.quality["untied_nudge_markers"] += 1
 
@@ -205,7 +219,7 @@ class _Scan:
         message = obj.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         answered: list[str] = []
-        marked = False
+        marked = advice = False
         if isinstance(content, list):
             for block in content:
                 if not isinstance(block, dict):
@@ -214,20 +228,24 @@ class _Scan:
                     tool_id = block.get("tool_use_id")
                     if isinstance(tool_id, str):
                         answered.append(tool_id)
-                if any(_reminder_marker(t) for t in _texts([block])):
+                reminders = [t for t in _texts([block]) if _reminder_marker(t)]
+                if reminders:
                     marked = True
+                    advice = advice or any(_answers(t) for t in reminders)
         elif isinstance(content, str):
             marked = _reminder_marker(content)
+            advice = marked and _answers(content)
         if marked:
             if answered:
-                self.nudged.update(answered)
+                for tool_id in answered:
+                    self.mark(tool_id, advice)
             else:
                 self.quality["untied_nudge_markers"] += 1
         return answered
 
 
 def _main_file_scan(
-    fd: int, quality: dict[str, int], nudged: set[str], launched: dict[str, str]
+    fd: int, quality: dict[str, int], nudged: dict[str, bool], launched: dict[str, str]
 ) -> tuple[str | None, float | None]:
     """Collect nudge markers of the main session file; count its calls; fill
     ``launched`` (agent id -> the ``subagent_type`` it was launched as).
@@ -306,7 +324,7 @@ def _agent_calls(
     *,
     agent_type: str | None,
     session_hint: str,
-    nudged: set[str],
+    nudged: dict[str, bool],
     in_scope: Callable[[object], bool],
     classify: Classify,
     quality: dict[str, int],
@@ -335,6 +353,7 @@ def _agent_calls(
             done.discard(tool_id)
             if tool_id in nudged and ev["decision"] is None and ev["trigger"]:
                 ev["decision"] = "nudge"
+                ev["answered"] = "answer" if nudged[tool_id] else None
             seq += 1
             yield ev["ts"], seq, ev
 
@@ -521,7 +540,7 @@ class _Run:
 def _session(project: int, stem: str, run: _Run) -> Iterator[dict[str, Any]]:
     """The call events of one session: its main file, then its subagents merged."""
     quality, keep, touch = run.quality, run.keep, run.touch
-    nudged: set[str] = set()
+    nudged: dict[str, bool] = {}
     launched: dict[str, str] = {}
     session = stem
     first_ts: float | None = None

@@ -39,6 +39,8 @@ from mishkan_core.metrics.telemetry import UnusableInput
 
 RESPECT = "nudge_respect_ratio"
 CONSULT = "pre_read_consultation_rate"
+#: the triggers that consulted the graph or were answered from it in the advisory
+SERVED = "graph_served_rate"
 #: the most counts a real sprint reaches is far below this; more is not a count
 MAX_COUNT = 10**12
 #: a sprint name or recommendation is cut to this many characters (with "…"):
@@ -71,13 +73,21 @@ def _pair(fig: Mapping[str, Any], num: str, den: str) -> tuple[int, int] | None:
 
 
 def _figures(counts: Mapping[str, Any]) -> dict[str, Any] | None:
-    """The two ratios and their counts, or None when the counts do not hold."""
+    """The two ratios and their counts, or None when the counts do not hold.
+    The respect ratio's denominator leaves out the nudges that answered the
+    question themselves (`nudges_answered`, 0 in a report from before them)."""
     respect = _pair(counts, "nudges_respected", "nudges")
     consult = _pair(counts, "triggers_consulted", "triggers")
-    if respect is None or consult is None:
+    answered = _count(counts.get("nudges_answered", 0))
+    served = _count(counts.get("triggers_served", consult[0] if consult else 0))
+    if respect is None or consult is None or answered is None or answered > respect[1]:
+        return None
+    if served is None or served > consult[1]:
         return None
     return {
-        RESPECT: ratio(*respect),
+        RESPECT: ratio(respect[0], respect[1] - answered),
+        SERVED: ratio(served, consult[1]),
+        "nudges_answered": answered,
         CONSULT: ratio(*consult),
         "nudges_respected": respect[0],
         "nudges": respect[1],
@@ -148,6 +158,15 @@ def _from_tables(text: str) -> tuple[dict[str, Any], dict[str, Any]] | None:
             }
     totals = _figures(counts)
     return None if totals is None else (totals, per_agent)
+
+
+def _respect(row: Mapping[str, Any]) -> str:
+    """The respect ratio as the verdict prints it; n/a says why when every
+    advisory answered the question itself."""
+    answered = row.get("nudges_answered") or 0
+    if row[RESPECT] is None and answered:
+        return f"n/a ({answered} advisories answered themselves)"
+    return pct(row[RESPECT])
 
 
 def _sprint(name: str, front: Mapping[str, str], text: str) -> dict[str, Any] | str:
@@ -275,9 +294,13 @@ def verdict(sprints: list[dict[str, Any]]) -> list[str]:
     name = first["sprint"]
     respect, rate = first[RESPECT], first[CONSULT]
     if respect is None:
+        answered = first.get("nudges_answered") or 0
+        why = (
+            f"its {answered} advisories answered the question themselves: none needs a lookup"
+            if answered else "no advisory was given"
+        )  # fmt: skip
         lines.append(
-            f"after one sprint of phase 2 ({name}): nudge-respect ratio not measurable "
-            "(no advisory was given)"
+            f"after one sprint of phase 2 ({name}): nudge-respect ratio not measurable ({why})"
         )
     elif respect < RESPECT_FLOOR:
         lines.append(
@@ -293,6 +316,11 @@ def verdict(sprints: list[dict[str, Any]]) -> list[str]:
         lines.append(f"{name}: pre-Read consultation rate not measurable (no triggers)")
     elif rate >= CONSULTATION_TARGET:
         lines.append(f"{name}: pre-Read consultation rate {pct(rate)} >= 80%: target met")
+    elif (first.get(SERVED) or 0) >= CONSULTATION_TARGET:
+        lines.append(
+            f"{name}: pre-Read consultation rate {pct(rate)} < 80%, but {pct(first[SERVED])} "
+            "of triggers consulted the graph or were answered from it: target met by the answers"
+        )
     else:
         lines.append(f"{name}: pre-Read consultation rate {pct(rate)} < 80%: target not met")
     if latest is not first:
@@ -304,7 +332,7 @@ def verdict(sprints: list[dict[str, Any]]) -> list[str]:
         ]
         lines.append(
             f"latest sprint {latest['sprint']} against {previous['sprint']}: nudge-respect "
-            f"{pct(latest[RESPECT])}{_change(latest[RESPECT], previous[RESPECT])}, pre-Read "
+            f"{_respect(latest)}{_change(latest[RESPECT], previous[RESPECT])}, pre-Read "
             f"consultation {pct(latest[CONSULT])}{_change(latest[CONSULT], previous[CONSULT])}"
             + (f"; {', '.join(flags)}" if flags else "")
         )

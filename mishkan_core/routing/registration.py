@@ -807,10 +807,10 @@ def _index_builder(harness: Harness, sites: list[Site]) -> Iterator[Violation]:
                 "D-009",
                 "hook-index-builder",
                 f"no {hc.BUILDER_FILE} beside the hook in {harness.label(hooks)}: the hook "
-                "cannot build or rebuild its graph index, so whenever the graph is rebuilt its "
-                "advice loses the definition sites until `mishkan graph-index` runs",
+                "cannot build or rebuild its graph index, so whenever the graph is rebuilt it "
+                "says nothing until `mishkan graph-index` runs",
                 f"{INSTALL} (it copies {hc.BUILDER_FILE} beside the hook), or set "
-                "MISHKAN_GRAPHIFY_INDEX=off to run without the index",
+                "MISHKAN_GRAPHIFY_INDEX=off to run it silent on purpose",
             )
 
 

@@ -310,6 +310,18 @@ def build_graph(project: Project, graphify: Path) -> dict[str, Any]:
     return graph
 
 
+def build_index(project: Project, graphify: Path) -> str:
+    """The hook's graph index of the project's graph, built as `mishkan
+    graph-index` builds it, with `graphify`'s release on PATH (its dialect).
+    The hook answers only from a current index: without one it would build it
+    in the background on the first trigger and answer from the next."""
+    env = {"PATH": f"{graphify.parent}:{base_path()}", "HOME": str(project.home),
+           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
+    done = run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
+               cwd=project.repo, env=env)  # fmt: skip
+    return done.stdout
+
+
 # --------------------------------------------------------------------------- #
 # the hook
 
@@ -590,11 +602,12 @@ def tool_result_blocks(body: Any) -> Iterator[dict[str, Any]]:
 
 
 def advisories_with(body: Any, tool_use_id: str) -> list[str]:
-    """The advisories (marker to end of line) that a request gives the model
-    with one tool result, whatever the envelope: inside a ``<system-reminder>``
-    in the message that carries the result (CLI up to 2.1.227), or in a
-    message of its own after it, before the next assistant turn (2.1.229+:
-    ``PreToolUse:Read hook additional context: [graphify-nudge] ...``)."""
+    """The advisories (from the marker to the end of their text or of their
+    ``<system-reminder>``: an answer has several lines) that a request gives
+    the model with one tool result, whatever the envelope: inside a
+    ``<system-reminder>`` in the message that carries the result (CLI up to
+    2.1.227), or in a message of its own after it, before the next assistant
+    turn (2.1.229+: ``PreToolUse:Read hook additional context: [graphify-nudge] ...``)."""
     messages = body.get("messages") if isinstance(body, dict) else None
     if not isinstance(messages, list):
         return []
@@ -620,10 +633,12 @@ def advisories_with(body: Any, tool_use_id: str) -> list[str]:
         blocks = content if isinstance(content, list) else [content]
         kept = [b for b in blocks if not (isinstance(b, dict) and b.get("type") == "tool_result")]
         for text in strings_in(kept):
-            for line in text.splitlines():
-                at = line.find(MARKER)
-                if at >= 0:
-                    found.append(line[at:].removesuffix("</system-reminder>").rstrip())
+            at = text.find(MARKER)
+            while at >= 0:
+                end = text.find("</system-reminder>", at)
+                advisory = text[at : end if end >= 0 else len(text)].rstrip()
+                found.append(advisory)
+                at = text.find(MARKER, at + len(advisory))
     return found
 
 

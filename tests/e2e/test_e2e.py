@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 
+import graphify_nudge
 from tests.e2e.harness import (
     MAIN_CALLS,
     MARKER,
@@ -32,6 +33,7 @@ from tests.e2e.harness import (
     Project,
     ScenarioRun,
     build_graph,
+    build_index,
     commit_change,
     head_sha,
     install_hook,
@@ -64,10 +66,14 @@ ALLOW_RULES = ["Read", "Grep", f"Bash(grep -rn {SYMBOL}:*)", "Bash(graphify expl
 #   util.py was not named).
 TRIGGERS = ("read1", "grep", "bash_grep", "read2", "probe")
 NUDGED = ("read1", "grep", "probe")
-# nudge-respect: the two nudges before the lookup see it within their next 3
-# calls; the probe's nudge has no call after it -> 2/3.
+# Each nudge carries the answer (issue 30: the definition and its uses, or what
+# the file defines), so none waits for a lookup: the nudge-respect ratio has
+# nothing to measure (None); the answered share is 3/5, and the graph served
+# 4 of the 5 triggers (answered, or after the lookup; bash_grep neither).
 # pre-Read consultation: read2 and probe come after the lookup -> 2/5.
-NUDGE_RESPECT_RATIO = 2 / 3
+NUDGE_RESPECT_RATIO = None
+ANSWERED_SHARE = 3 / 5
+GRAPH_SERVED_RATE = 4 / 5
 PRE_READ_CONSULTATION_RATE = 2 / 5
 
 #: files that exist only where the hook is installed
@@ -80,6 +86,7 @@ def _project(tmp_path_factory: pytest.TempPathFactory, name: str, graphify: Path
     project = make_project(tmp_path_factory.mktemp(name))
     graph = build_graph(project, graphify)
     assert graph["built_at_commit"] == head_sha(project.repo)
+    build_index(project, graphify)
     return project
 
 
@@ -203,7 +210,7 @@ def test_b_each_nudge_reaches_the_model_with_its_tool_result(advised: ScenarioRu
         assert len(advisories) == 1, (key, advisories)
         advisory = advisories[0]
         assert advisory.startswith(MARKER), advisory
-        assert len(advisory.encode("utf-8")) <= 400, advisory
+        assert len(advisory) <= graphify_nudge.MAX_ADVISORY_CHARS, advisory
         commands = [c for c in BACKTICKED.findall(advisory) if c.startswith("graphify ")]
         assert commands, f"{key}: no graphify command in {advisory!r}"
         if key in ("grep", "bash_grep"):
@@ -310,8 +317,10 @@ def test_d_default_mode_with_allow_rules(default_mode: dict[str, ScenarioRun]) -
 
 def test_e_metrics_over_telemetry(advised: ScenarioRun) -> None:
     report = _metrics(["--telemetry-dir", str(advised.project.telemetry)], advised.project.root)
-    assert report["nudge_respect_ratio"] == pytest.approx(NUDGE_RESPECT_RATIO), report
+    assert report["nudge_respect_ratio"] is NUDGE_RESPECT_RATIO, report
     assert report["pre_read_consultation_rate"] == pytest.approx(PRE_READ_CONSULTATION_RATE)
+    assert report["answered_share"] == pytest.approx(ANSWERED_SHARE)
+    assert report["graph_served_rate"] == pytest.approx(GRAPH_SERVED_RATE)
     counts = {k: report[k] for k in ("calls", "triggers", "triggers_consulted", "lookups")}
     assert counts == {
         "calls": len(SUB_CALLS),
@@ -319,7 +328,9 @@ def test_e_metrics_over_telemetry(advised: ScenarioRun) -> None:
         "triggers_consulted": 2,
         "lookups": 1,
     }
-    assert (report["nudges"], report["nudges_respected"]) == (len(NUDGED), 2)
+    assert (report["nudges"], report["nudges_answered"], report["nudges_respected"]) == (
+        len(NUDGED), len(NUDGED), 0,
+    )  # fmt: skip
     assert (report["fresh"], report["stale"], report["absent"]) == (len(TRIGGERS), 0, 0)
     assert list(report["per_agent"]) == ["hizkiah"]
 
@@ -328,7 +339,8 @@ def test_e_metrics_over_transcripts(advised: ScenarioRun) -> None:
     """The backfill sees the same calls, so the same consultation rate. Where
     the CLI records a subagent's ``additionalContext`` in its transcript
     (``hook_additional_context``, CLI 2.1.229 and later) it sees the nudges
-    too, and gives the same nudge-respect ratio as telemetry; before that (the
+    too, and which of them answered, and gives the same figures as telemetry;
+    before that (the
     stub log shows the model did receive them) it sees none and says so: 0
     nudges and a ``null`` ratio."""
     assert advised.claude is not None
@@ -348,9 +360,10 @@ def test_e_metrics_over_transcripts(advised: ScenarioRun) -> None:
         "triggers_consulted": 2,
         "lookups": 1,
     }
-    if records:
-        assert (report["nudges"], report["nudges_respected"]) == (len(NUDGED), 2), report
-        assert report["nudge_respect_ratio"] == pytest.approx(NUDGE_RESPECT_RATIO), report
+    if records:  # the answers are in the transcript too: the same figures as telemetry
+        assert (report["nudges"], report["nudges_answered"]) == (len(NUDGED), len(NUDGED)), report
+        assert report["nudge_respect_ratio"] is NUDGE_RESPECT_RATIO, report
+        assert report["answered_share"] == pytest.approx(ANSWERED_SHARE), report
     else:
         assert report["nudges"] == 0
         assert report["nudge_respect_ratio"] is None, report
@@ -464,6 +477,7 @@ def test_graph_fresh_then_stale_then_fresh(
     # rebuild: fresh again, at the new HEAD
     graph = build_graph(project, graphify_bin)
     assert graph["built_at_commit"] == second_head
+    build_index(project, graphify_bin)
     refreshed = run_scenario("refreshed", project, claude_bin, "bypassPermissions")
     runs.append(refreshed)
     _completed(refreshed)

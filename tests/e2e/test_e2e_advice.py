@@ -17,6 +17,8 @@ import json
 import shlex
 import shutil
 import subprocess
+import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +38,11 @@ from tests.e2e.harness import (
     Project,
     ScenarioRun,
     build_graph,
+    build_index,
     git,
     head_sha,
     install_hook,
     make_project,
-    mishkan_command,
     run,
     run_scenario,
     strings_in,
@@ -136,11 +138,8 @@ def session(
     build_graph(project, graphify_release.bin)
     install_hook(project, "advise", cap=10, log_events=EVENTS)
     _register_post_tool_use_failure(project)
-    env = {"PATH": f"{graphify_release.bin.parent}:/usr/bin:/bin", "HOME": str(project.home),
-           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
-    built = run([*mishkan_command(), "graph-index", "--project", str(project.repo)],
-                cwd=project.repo, env=env)  # fmt: skip
-    assert built.stdout.startswith("graph index built"), built.stdout
+    built = build_index(project, graphify_release.bin)
+    assert built.startswith("graph index built"), built
     result = run_scenario(
         "advice",
         project,
@@ -168,6 +167,13 @@ def _advisory_after(run_: ScenarioRun, key: str) -> str:
     return texts[-1]
 
 
+def _names_it(repo: Path, use_line: str, name: str) -> bool:
+    """The cited `"path:line"` of a `Use:` line is a line of the file that names `name`."""
+    path, _, line = use_line.split('"')[1].rpartition(":")
+    text = (repo / path).read_text(encoding="utf-8").split("\n")[int(line) - 1]
+    return name in text
+
+
 def _commands(advisory: str) -> list[str]:
     spans = advisory.split("`")[1::2]
     assert spans and all(span.startswith("graphify ") for span in spans), advisory
@@ -187,9 +193,14 @@ def test_the_unique_symbol_advisory_names_its_site_and_its_command_resolves(
     session: ScenarioRun, graphify_release: Release
 ) -> None:
     advisory = _advisory_after(session, "grep")
-    assert f'holds one definition of "{SYMBOL}": "{SOURCE_REL}:23"' in advisory
+    assert f'holds one definition of "{SYMBOL}";' in advisory
+    (definition,) = [line for line in advisory.split("\n") if line.startswith("Definition")]
+    assert definition.startswith(f'Definition: "{SOURCE_REL}:23" "{SYMBOL}", node "')
     call = session.telemetry_call("grep")
-    assert (call["index"], call["sites"]) == ("current", 1)
+    assert (call["index"], call["sites"], call["answered"]) == ("current", 1, "uses")
+    # who uses it, each site a line that names it (the fixture's cli.py calls it)
+    uses = [line for line in advisory.split("\n") if line.startswith("Use: ")]
+    assert uses and all(_names_it(session.project.repo, line, SYMBOL) for line in uses)
     command = _commands(advisory)[0]
     # the release's dialect: `path::name` from 0.9.x, the bare (unique) name before
     arg = (
@@ -331,3 +342,60 @@ def test_graphify_resolves_every_argument_the_index_chose(
     )
     assert len(lines) >= len({n["source_file"] for n in graph["nodes"] if n["source_file"]})
     assert _resolve_all(graph_path, lines, tmp_path, graphify_release) == []
+
+
+# -- issue 29 item 5: a commit graphify finds structurally unchanged is not stale ------------
+
+
+def _hook_says(project: Project, env: dict[str, str]) -> str:
+    """The advisory the installed hook prints for a Grep of SYMBOL (a new session)."""
+    data = {"session_id": str(uuid.uuid4()), "transcript_path": "/dev/null",
+            "cwd": str(project.repo), "agent_id": "a1", "agent_type": "hizkiah",
+            "hook_event_name": "PreToolUse", "tool_name": "Grep",
+            "tool_input": {"pattern": SYMBOL, "path": str(project.repo)},
+            "tool_use_id": "toolu_1"}  # fmt: skip
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", str(REPO_ROOT / "graphify_nudge.py")],
+        input=json.dumps(data), capture_output=True, text=True, timeout=60, check=False,
+        env={**env, "CLAUDE_PROJECT_DIR": str(project.repo), "MISHKAN_GRAPHIFY_NUDGE": "advise"},
+    )  # fmt: skip
+    assert (done.returncode, done.stderr) == (0, ""), done.stderr
+    context: str = json.loads(done.stdout)["hookSpecificOutput"]["additionalContext"]
+    return context
+
+
+def test_a_commit_graphify_finds_unchanged_is_not_stale(
+    tmp_path: Path, graphify_release: Release
+) -> None:
+    """Real graphify on both ends: after a comment-only commit, `graphify update .`
+    says "No code-graph topology changes detected; outputs left untouched" and
+    keeps graph.json (its built_at_commit behind HEAD) but rewrites its
+    manifest.json; the hook calls the graph current. A file edited after that
+    run is the one marked changed."""
+    project = make_project(tmp_path)
+    env = {"PATH": f"{graphify_release.bin.parent}:/usr/bin:/bin", "HOME": str(project.home),
+           "MISHKAN_TELEMETRY_DIR": str(project.telemetry)}  # fmt: skip
+    update = {**env, "GRAPHIFY_OUT": ".graphify"}
+    graphify = str(graphify_release.bin)
+    run([graphify, "update", "."], cwd=project.repo, env=update)  # the graph `update` keeps
+    git(project.repo, "add", "-A")
+    git(project.repo, "commit", "-q", "-m", "graph", "--allow-empty")
+    run([graphify, "update", "."], cwd=project.repo, env=update)
+    built = graphify_nudge.built_at_commit(str(project.graph))
+    build_index(project, graphify_release.bin)
+    with (project.repo / SOURCE_REL).open("a", encoding="utf-8") as out:
+        out.write("# a comment, no structure\n")
+    git(project.repo, "commit", "-q", "-am", "a comment")
+    head = head_sha(project.repo)
+    graph_bytes = project.graph.read_bytes()
+    done = run([graphify, "update", "."], cwd=project.repo, env=update)
+    assert "No code-graph topology changes detected" in done.stdout + done.stderr
+    assert project.graph.read_bytes() == graph_bytes  # untouched: built_at_commit behind
+    assert built is not None and not head.startswith(built)
+    advisory = _hook_says(project, env)
+    assert f"(current at HEAD {head[:7]}, no structural change since {built[:7]})" in advisory
+    assert "HEAD is now" not in advisory and "Changed since" not in advisory
+    (project.repo / SOURCE_REL).write_text(
+        (project.repo / SOURCE_REL).read_text(encoding="utf-8") + "# after graphify's run\n"
+    )
+    assert f'Changed since the graph was built: "{SOURCE_REL}".' in _hook_says(project, env)

@@ -41,6 +41,7 @@ from tests.e2e.harness import (
     ScenarioRun,
     base_path,
     build_graph,
+    build_index,
     install_hook,
     make_project,
     mishkan_command,
@@ -115,6 +116,7 @@ def _project(root: Path, graphify: Path) -> Project:
     """The fixture project with a graph and the evidence hook, and no nudge in settings."""
     project = make_project(root)
     build_graph(project, graphify)
+    build_index(project, graphify)
     settings = install_hook(project, None, log_events=EVENTS)
     assert "graphify_nudge" not in json.dumps(settings)
     return project

@@ -47,6 +47,7 @@ from tests.e2e.harness import (
     ScenarioRun,
     base_path,
     build_graph,
+    build_index,
     make_project,
     mishkan_command,
     nudge_count,
@@ -187,6 +188,7 @@ def _completed(run_: ScenarioRun, keys: tuple[str, ...]) -> None:
 def _project(tmp_path_factory: pytest.TempPathFactory, name: str, graphify: Path) -> Project:
     project = make_project(tmp_path_factory.mktemp(name))
     build_graph(project, graphify)
+    build_index(project, graphify)  # the hook answers only from a current index (issue 29)
     return project
 
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 import pytest
 
 import graphify_nudge
+import graphify_nudge_index
 
 REPO = Path(__file__).resolve().parents[2]
 HOOK = REPO / "graphify_nudge.py"
@@ -37,16 +38,44 @@ def git(repo: Path, *args: str) -> str:
     return out.stdout.strip()
 
 
+#: functions src/names.py defines, one a line: distinct targets for tests
+#: that need several (each advised once per agent), all in the graph
+NAMES = ("sym0", "sym1", "sym2", "sym3", "second", "other", "x_other", "a1", "a2", "a3", "a4",
+         "a5", "x2")  # fmt: skip
+
+
 def make_repo(path: Path) -> Path:
-    """A small project with one commit: src/app.py, src/main.py, docs."""
+    """A small project with one commit: src/app.py, src/main.py, src/names.py, docs."""
     (path / "src").mkdir(parents=True)
     (path / "src" / "app.py").write_text("def apply_overlay(x):\n    return helper(x)\n")
     (path / "src" / "main.py").write_text("from src.app import apply_overlay\n")
+    (path / "src" / "names.py").write_text("".join(f"def {name}():\n" for name in NAMES))
     (path / "README.md").write_text("# demo\n")
     git(path, "init", "-q", "-b", "main")
     git(path, "add", ".")
     git(path, "commit", "-q", "-m", "init")
     return path
+
+
+#: what graphify 0.9.96 makes of `make_repo`'s two files: their nodes, the
+#: function, and main.py's import of it (at the lines make_repo writes them)
+REPO_NODES: list[dict[str, Any]] = [
+    *({"id": f"src_names_{name}", "label": f"{name}()", "file_type": "code",
+       "source_file": "src/names.py", "source_location": f"L{line}"}
+      for line, name in enumerate(NAMES, 1)),
+    {"id": "src_app", "label": "app.py", "file_type": "code", "source_file": "src/app.py",
+     "source_location": "L1"},
+    {"id": "src_main", "label": "main.py", "file_type": "code", "source_file": "src/main.py",
+     "source_location": "L1"},
+    {"id": "src_app_apply_overlay", "label": "apply_overlay()", "file_type": "code",
+     "source_file": "src/app.py", "source_location": "L1"},
+]  # fmt: skip
+REPO_LINKS: list[dict[str, Any]] = [
+    {"source": "src_app", "target": "src_app_apply_overlay", "relation": "contains",
+     "confidence": "EXTRACTED", "source_file": "src/app.py", "source_location": "L1"},
+    {"source": "src_main", "target": "src_app_apply_overlay", "relation": "imports_from",
+     "confidence": "EXTRACTED", "source_file": "src/main.py", "source_location": "L1"},
+]  # fmt: skip
 
 
 def write_graph(
@@ -57,11 +86,10 @@ def write_graph(
     graph.parent.mkdir(parents=True, exist_ok=True)
     body: dict[str, Any] = {
         "directed": True,
-        # 0.9.96 records its release before the nodes (the hook reads it there
-        # when no index names the release: graphify_nudge._records_release)
+        # 0.9.96 records its release before the nodes
         "graph": {"schema_version": 1, "graphify_version": "0.9.96"},
-        "nodes": [{"id": "src_app_apply_overlay", "label": "apply_overlay()"}],
-        "links": [],
+        "nodes": REPO_NODES,
+        "links": REPO_LINKS,
         "hyperedges": [],
     }
     if built_at is not None:
@@ -127,17 +155,33 @@ class Hook:
             "CLAUDE_PROJECT_DIR": str(repo),
             "MISHKAN_TELEMETRY_DIR": str(telemetry),
             "MISHKAN_GRAPHIFY_NUDGE": mode,
-            # No background index builds unless a test asks for them: a builder
-            # finishing mid-test would change the decisions under test.
-            "MISHKAN_GRAPHIFY_INDEX": "off",
         }
+        # The hook answers only from a current index. Before each call, build
+        # it synchronously, as a session finds it once the background build is
+        # done: no background build then starts (the index is current), and
+        # none can finish mid-test and change the decisions under test. Tests
+        # of the index's own states turn this off.
+        self.auto_index = True
 
     def environ(self) -> dict[bytes, bytes]:
         return {k.encode(): v.encode() for k, v in self.env.items()}
 
+    def index(self) -> None:
+        """Build the index of the graph the hook would use, if there is one."""
+        if not self.auto_index or "off" in (
+            self.env.get("MISHKAN_GRAPHIFY_INDEX", "").lower(),
+            self.env.get("MISHKAN_GRAPHIFY_NUDGE", "").strip().lower(),
+        ):
+            return  # no index to read, or a hook that does nothing
+        try:
+            graphify_nudge_index.build_graph_index(self.env, str(self.repo))
+        except (graphify_nudge_index.GraphIndexError, OSError):
+            pass  # no graph, one the builder refuses, a hostile index directory: no index
+
     def __call__(self, data: dict[str, Any] | bytes, **kwargs: Any) -> str:
         """In process, through the same fail-open wrapper main() uses."""
         raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+        self.index()
         return graphify_nudge.guarded_run(raw, self.environ())
 
     def call(self, *args: Any, **kwargs: Any) -> str:
@@ -148,6 +192,7 @@ class Hook:
     ) -> subprocess.CompletedProcess[bytes]:
         """The real file, as Claude Code runs it: a fresh `python -I -S`."""
         raw = data if isinstance(data, bytes) else json.dumps(data).encode()
+        self.index()
         return subprocess.run(
             [python, "-I", "-S", str(hook_file)],
             input=raw,

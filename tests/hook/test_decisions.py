@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import shlex
+import time
 from pathlib import Path
 
 import pytest
 
 import graphify_nudge
-from graphify_nudge import MAX_ADVISORY_BYTES, Call, Graph, advisory
-from tests.hook.conftest import Hook, context_of, git, hook_input
+from graphify_nudge import MAX_ADVISORY_CHARS, Call, Graph, Hit, advisory
+from tests.hook.conftest import NAMES, Hook, context_of, git, hook_input
 
 
 def grep(hook: Hook, pattern: str = "apply_overlay", **kwargs: object) -> str:
@@ -32,7 +33,7 @@ def test_lookup_of_the_same_symbol_silences_later_triggers(hook: Hook, fresh_gra
     assert [c["kind"] for c in calls] == ["lookup", "grep", "grep"]
     assert [c["reason"] for c in calls[1:]] == ["consulted_symbol", "consulted_symbol"]
     assert all(c["trigger"] for c in calls[1:])  # still recorded as triggers
-    assert grep(hook, "other_symbol")  # a different symbol still gets the nudge
+    assert grep(hook, "other")  # a different symbol still gets the nudge
 
 
 def test_qualified_lookup_covers_the_bare_name(hook: Hook, fresh_graph: Path) -> None:
@@ -119,6 +120,7 @@ def test_exported_mode_wins_over_the_installed_default(
     argv = ["-c", "/hooks"] + ([f"--mode={installed}"] if installed is not None else [])
     mode = graphify_nudge._argv_mode(argv)
     raw = json.dumps(hook_input(repo, "Grep", {"pattern": "apply_overlay"})).encode()
+    hook.index()
     output = graphify_nudge.guarded_run(raw, hook.environ(), None, mode)
     assert bool(output) is (expected == "advise")
     calls = hook.calls()
@@ -194,23 +196,23 @@ def test_per_call_opt_out(hook: Hook, fresh_graph: Path) -> None:
 
 
 def test_default_cap_is_three_per_agent(hook: Hook, fresh_graph: Path) -> None:
-    outputs = [grep(hook, f"sym{i}") for i in range(5)]
+    outputs = [grep(hook, name) for name in NAMES[:5]]
     assert [bool(o) for o in outputs] == [True, True, True, False, False]
     assert hook.calls()[-1]["reason"] == "cap"
-    assert grep(hook, "sym9", agent_type="salma", agent_id="other")  # per agent
+    assert grep(hook, NAMES[6], agent_type="salma", agent_id="other")  # per agent
 
 
 def test_cap_from_environment(hook: Hook, fresh_graph: Path) -> None:
     hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "1"
-    assert [bool(grep(hook, f"s{i}")) for i in range(3)] == [True, False, False]
+    assert [bool(grep(hook, name)) for name in NAMES[:3]] == [True, False, False]
     hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "0"
-    assert grep(hook, "z", agent_id="new") == ""
+    assert grep(hook, NAMES[5], agent_id="new") == ""
 
 
 def test_cap_is_per_session(hook: Hook, fresh_graph: Path) -> None:
-    for i in range(3):
-        grep(hook, f"s{i}")
-    assert grep(hook, "s9", session_id="another-session")
+    for name in NAMES[:3]:
+        grep(hook, name)
+    assert grep(hook, NAMES[5], session_id="another-session")
 
 
 def test_absent_advisory_once_per_agent(hook: Hook) -> None:
@@ -219,13 +221,17 @@ def test_absent_advisory_once_per_agent(hook: Hook) -> None:
     assert grep(hook, "a3", agent_type="nathan", agent_id="n1")
 
 
-def test_stale_advisory_once_per_agent(hook: Hook) -> None:
+def test_a_graph_behind_head_still_answers_each_target(hook: Hook) -> None:
+    """Each answer is about its own target (its cited files marked when changed),
+    not a warning to show once: the graph behind HEAD says so in every header."""
     from tests.hook.conftest import write_graph
 
-    write_graph(hook.repo, "0" * 40)
-    assert "stale" in context_of(grep(hook, "a1"))
-    assert grep(hook, "a2") == ""
-    assert hook.calls()[-1]["reason"] == "shown_once"
+    write_graph(hook.repo, "0" * 40, mtime=time.time() - 100)  # before HEAD last moved
+    head = git(hook.repo, "rev-parse", "--short=7", "HEAD")
+    for name in ("a1", "a2"):
+        text = context_of(grep(hook, name))
+        assert f"(built at 0000000; HEAD is now {head})" in text
+    assert [c["reason"] for c in hook.calls()] == ["stale", "stale"]
 
 
 # -- 9. wording ------------------------------------------------------------------
@@ -236,11 +242,12 @@ def _command_in(text: str) -> list[str]:
 
 
 def test_wording_is_short_factual_and_names_a_real_command(hook: Hook, fresh_graph: Path) -> None:
-    for out in (grep(hook, "apply_overlay"), hook.call(), bash(hook, "sed -n 1,9p src/main.py")):
+    for out in (grep(hook, "apply_overlay"), hook.call(), bash(hook, "sed -n 1,9p src/names.py")):
         text = context_of(out)
-        assert len(text.encode()) <= MAX_ADVISORY_BYTES
+        assert len(text) <= MAX_ADVISORY_CHARS
         assert text.startswith("[graphify-nudge] ")
-        for imperative in ("MUST", "must ", "You should", "always", "never", "IMPORTANT"):
+        for imperative in ("MUST", "must ", "You should", "always", "never", "IMPORTANT",
+                           "Name the one", "Run ", "Use the", "Read the"):  # fmt: skip
             assert imperative not in text
         argv = _command_in(text)
         assert argv[:2] == ["graphify", "explain"] and argv[3:] == [
@@ -248,29 +255,39 @@ def test_wording_is_short_factual_and_names_a_real_command(hook: Hook, fresh_gra
             ".graphify/graph.json",
         ]
         assert "graphify search" not in text  # no such command in graphify 0.9.96
-    assert _command_in(context_of(grep(hook, "other", agent_id="fresh-agent")))[2] == "other"
+    text = context_of(grep(hook, "other", agent_id="fresh-agent"))
+    assert _command_in(text)[2] == "src/names.py::other"
+
+
+NO_USES: list[object] = [0, 0, [], [], []]
 
 
 def test_symbol_is_shell_quoted() -> None:
     graph = Graph()
     graph.state, graph.display, graph.head = "fresh", "my graph/g.json", "a" * 40
-    text = advisory(Call("read", True, "Read", "src/it's.py"), graph) or ""
+    hit = Hit("file", file=["src/it's.py", NO_USES, NO_USES, [1, [["x", 1]]]])
+    text = advisory(Call("read", True, "Read", "src/it's.py"), graph, hit) or ""
     assert _command_in(text) == ["graphify", "explain", "src/it's.py", "--graph", "my graph/g.json"]
 
 
+def _symbol_hit(length: int, sites: int) -> Hit:
+    """A name of `length` characters defined `sites` times, each with 6 long uses."""
+    name, path, text = "s" * length, "p" * min(length, 500) + ".py", "u" * min(length, 500)
+    uses = [6, 6, [["calls", 6]], [["EXTRACTED", 6]], [[path, 9, text, "calls", "EXTRACTED"]] * 6]
+    row = (name, path, 1, text, text, "", text[:400], list(range(1, 65)), uses)
+    return Hit("symbol", sites=[row] * sites, total=sites)
+
+
 @pytest.mark.parametrize("state", ["fresh", "stale", "absent"])
-def test_every_advisory_fits_400_bytes_or_is_withheld(state: str) -> None:
+def test_every_advisory_fits_its_bound_or_is_withheld(state: str) -> None:
     graph = Graph()
     graph.state, graph.head, graph.built_at = state, "b" * 40, "c" * 40
     graph.stale_by = "commit" if state == "stale" else None
     for length in (1, 50, 150, 300, 1000):
-        text = advisory(Call("grep", True, "Grep", "s" * length), graph)
-        assert text is None or len(text.encode()) <= MAX_ADVISORY_BYTES
-
-
-def test_too_long_symbol_is_recorded_not_printed(hook: Hook, fresh_graph: Path) -> None:
-    assert grep(hook, "s" * 500) == ""
-    assert hook.calls()[0]["reason"] == "too_long"
+        for sites in (1, 2, 64):
+            call = Call("grep", True, "Bash", "s" * length, symbol="s" * length)
+            text = advisory(call, graph, _symbol_hit(length, sites))
+            assert text is not None and len(text) <= MAX_ADVISORY_CHARS
 
 
 def test_suggested_command_matches_the_head(hook: Hook, fresh_graph: Path) -> None:

@@ -27,7 +27,9 @@ def assert_harmless(output: str) -> None:
     assert set(payload) == set(ALLOWED_SHAPE)
     assert set(payload["hookSpecificOutput"]) == ALLOWED_SHAPE["hookSpecificOutput"]
     assert payload["hookSpecificOutput"]["hookEventName"] == "PreToolUse"
-    assert len(payload["hookSpecificOutput"]["additionalContext"].encode()) <= 400
+    assert (
+        len(payload["hookSpecificOutput"]["additionalContext"]) <= graphify_nudge.MAX_ADVISORY_CHARS
+    )
 
 
 shell_words = st.sampled_from(

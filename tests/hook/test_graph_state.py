@@ -127,7 +127,7 @@ def test_stale_in_a_worktree(repo: Path, tmp_path: Path) -> None:
     assert "current" in context_of(hook.subprocess(_grep_input(hook)).stdout.decode())
     commit(worktree, "w2.py")
     hook.env["MISHKAN_TELEMETRY_DIR"] = str(tmp_path / "tel2")
-    assert "stale" in context_of(hook.subprocess(_grep_input(hook)).stdout.decode())
+    assert "HEAD is now" in context_of(hook.subprocess(_grep_input(hook)).stdout.decode())
 
 
 def test_absent_graph_gives_the_not_yet_scanned_advisory(hook: Hook) -> None:
@@ -137,11 +137,21 @@ def test_absent_graph_gives_the_not_yet_scanned_advisory(hook: Hook) -> None:
     assert hook.calls()[0]["graph"] == "absent"
 
 
+def test_graph_without_built_at_uses_the_head_reflog(hook: Hook) -> None:
+    """No built_at_commit: HEAD moved (its reflog) after graphify last ran."""
+    write_graph(hook.repo, None, mtime=1.0)
+    text = context_of(hook.call("Grep", {"pattern": "apply_overlay"}))
+    assert f"built at an unrecorded commit; HEAD is now {head(hook.repo)[:7]}" in text
+    assert (hook.calls()[0]["graph"], hook.calls()[0]["stale_by"]) == ("stale", "head_moved")
+
+
 def test_graph_without_built_at_uses_head_commit_time(hook: Hook) -> None:
+    """... and without a reflog, HEAD's commit time (read from the object, cached)."""
+    (hook.repo / ".git" / "logs" / "HEAD").unlink()
     committed = int(git(hook.repo, "show", "-s", "--format=%ct", "HEAD"))
     write_graph(hook.repo, None, mtime=committed - 3600)  # built an hour before HEAD
     text = context_of(hook.call("Grep", {"pattern": "apply_overlay"}))
-    assert "older than the latest commit on HEAD" in text
+    assert "built at an unrecorded commit; HEAD is now" in text
     assert hook.calls()[0]["stale_by"] == "commit_time"
     cache = json.loads((hook.telemetry / ".state" / ".commit-times.json").read_text())
     graph = hook.repo / ".graphify" / "graph.json"
@@ -158,6 +168,9 @@ def test_graph_without_built_at_newer_than_head_is_fresh(hook: Hook) -> None:
 
 def test_commit_time_is_cached_per_head_sha(hook: Hook) -> None:
     write_graph(hook.repo, None, mtime=1.0)
+    (hook.repo / ".git" / "logs" / "HEAD").unlink()  # no reflog: the commit time decides
+    for path in (hook.repo / "src").iterdir():
+        os.utime(path, (0.5, 0.5))  # older than the graph: no cited file changed
     cache_dir = hook.telemetry / ".state"
     cache_dir.mkdir(parents=True)
     # A cached (deliberately wrong) time is used without looking at git again.
@@ -168,7 +181,8 @@ def test_commit_time_is_cached_per_head_sha(hook: Hook) -> None:
     assert hook.calls()[0]["graph"] == "fresh"
     # A new HEAD is a cache miss: computed from the object, then cached.
     sha = commit(hook.repo)
-    hook.call("Grep", {"pattern": "other_symbol"}, agent_id="second")
+    (hook.repo / ".git" / "logs" / "HEAD").unlink()
+    hook.call("Grep", {"pattern": "other"}, agent_id="second")
     assert hook.calls()[1]["graph"] == "stale"
     assert sha in json.loads((cache_dir / ".commit-times.json").read_text())["times"]
 
@@ -185,8 +199,54 @@ def test_file_newer_than_graph_is_stale_for_that_file(hook: Hook, fresh_graph: P
     os.utime(fresh_graph, (time.time() - 100, time.time() - 100))
     (hook.repo / "src" / "app.py").write_text("def apply_overlay(x):\n    return 2\n")
     text = context_of(hook.call())
-    assert '"src/app.py" changed after the code graph was built' in text
-    assert hook.calls()[0]["stale_by"] == "file_newer"
+    assert 'Changed since the graph was built: "src/app.py"' in text
+    assert f"(current at HEAD {head(hook.repo)[:7]})" in text  # the graph itself is at HEAD
+    assert (hook.calls()[0]["stale_by"], hook.calls()[0]["changed"]) == ("file_newer", 2)
+
+
+def test_a_comment_only_commit_graphify_left_untouched_is_not_stale(
+    hook: Hook, fresh_graph: Path
+) -> None:
+    """Issue 29 item 5: graphify answers a commit that changes no structure with
+    "No code-graph topology changes detected; outputs left untouched": graph.json
+    keeps the old built_at_commit, but graphify rewrote its manifest.json after
+    HEAD moved. Not stale; only a file edited after that run is marked."""
+    built = head(hook.repo)
+    past = time.time() - 100
+    os.utime(fresh_graph, (past, past))
+    for path in (hook.repo / "src").iterdir():
+        os.utime(path, (past - 10, past - 10))
+    now = commit(hook.repo, "c.py")  # the commit: HEAD's reflog moves
+    (fresh_graph.parent / "manifest.json").write_text("{}")  # graphify's run after it
+    text = context_of(hook.call("Grep", {"pattern": "apply_overlay"}))
+    assert f"(current at HEAD {now[:7]}, no structural change since {built[:7]})" in text
+    assert "Changed since" not in text and "stale" not in text
+    assert (hook.calls()[0]["graph"], hook.calls()[0]["stale_by"]) == ("fresh", None)
+    (hook.repo / "src" / "app.py").write_text("def apply_overlay(x):\n    return 3\n")
+    text = context_of(hook.call("Read", {"file_path": str(hook.repo / "src" / "app.py")}))
+    assert 'Changed since the graph was built: "src/app.py".' in text
+
+
+def test_graphify_0_8_keeps_its_manifest_in_graphify_out(hook: Hook, fresh_graph: Path) -> None:
+    """graphify 0.8.31 writes manifest.json to graphify-out/ whatever GRAPHIFY_OUT says."""
+    built = head(hook.repo)
+    os.utime(fresh_graph, (time.time() - 100, time.time() - 100))
+    now = commit(hook.repo, "c.py")
+    (hook.repo / "graphify-out").mkdir()
+    (hook.repo / "graphify-out" / "manifest.json").write_text("{}")
+    text = context_of(hook.call("Grep", {"pattern": "apply_overlay"}))
+    assert f"(current at HEAD {now[:7]}, no structural change since {built[:7]})" in text
+
+
+def test_an_unreadable_head_is_unknown_never_current(hook: Hook, fresh_graph: Path) -> None:
+    (hook.repo / ".git" / "HEAD").write_text("ref: refs/heads/gone\n")
+    text = context_of(hook.call("Grep", {"pattern": "apply_overlay"}))
+    assert f"(built at {head_of_graph(fresh_graph)}; HEAD unknown)" in text
+    assert "current" not in text
+
+
+def head_of_graph(graph: Path) -> str:
+    return str(graphify_nudge.built_at_commit(str(graph)))[:7]
 
 
 def test_graph_location_rule(hook: Hook, tmp_path: Path) -> None:
@@ -215,8 +275,9 @@ def test_a_refresh_into_graphify_out_beats_an_old_dot_graphify(hook: Hook) -> No
     """Issue 13: graphify's hooks write graphify-out/ when the committing shell
     lacks GRAPHIFY_OUT; the newer graph there is the one in use, not the old
     .graphify/ one (which would report `stale` forever)."""
-    old = write_graph(hook.repo, "0" * 40, ".graphify/graph.json", mtime=1000)
-    write_graph(hook.repo, head(hook.repo), "graphify-out/graph.json", mtime=2000)
+    later = time.time() + 100  # both after the project's files: none is marked changed
+    old = write_graph(hook.repo, "0" * 40, ".graphify/graph.json", mtime=later)
+    write_graph(hook.repo, head(hook.repo), "graphify-out/graph.json", mtime=later + 100)
     hook.call("Grep", {"pattern": "apply_overlay"})
     assert hook.calls()[-1]["graph"] == "fresh"
     graph = graphify_nudge.find_graph({"CLAUDE_PROJECT_DIR": str(hook.repo)}, str(hook.repo))

@@ -26,6 +26,7 @@ DATA = Path(__file__).resolve().parent / "data"
 #: tests/e2e/test_e2e_advice.py checks it is what that release builds
 MINI_OLD = DATA / "mini-0.8.31.graph.json"
 MINI_NEW = DATA / "mini.graph.json"  # graphify 0.9.96's
+MINI = DATA / "mini"  # the project both graphs are of
 
 
 # -- the table ---------------------------------------------------------------------------
@@ -142,11 +143,13 @@ def test_the_dialect_comes_from_path_then_the_graph_then_the_oldest(tmp_path: Pa
 
 
 def _lines(graph: Path, version: str) -> dict[str, Any]:
+    """key -> a file's explain argument, or a name's definition rows."""
     nodes, links, _ = gi._load_graph(str(graph))
     out: dict[str, Any] = {}
-    for line in gi._index_lines(nodes, links, str(graph), gi.capabilities(version)):
+    lines = gi._index_lines(nodes, links, str(graph), gi.capabilities(version), root=str(MINI))
+    for line in lines:
         kind, key, payload = line.decode().split("\t", 2)
-        out[f"{kind}:{key}"] = payload if kind == "f" else json.loads(payload)[1]
+        out[f"{kind}:{key}"] = json.loads(payload)[0 if kind == "f" else 1]
     return out
 
 
@@ -155,8 +158,8 @@ def test_on_0_8_31_a_unique_bare_name_else_the_node_id_never_path_forms() -> Non
     args = {key: [row[3] for row in rows] for key, rows in lines.items() if key[0] == "s"}
     assert args["s:apply_overlay"] == ["apply_overlay"]  # one node of that name
     assert args["s:echo"] == ["mini_core_echo"]  # `_echo` shares its tokens on 0.9.96
-    assert args["s:parse"] == [
-        "mini_core_option_parse", "mini_core_reader_parse", "mini_core_parse",
+    assert args["s:parse"] == [  # the one with a recorded use first
+        "mini_core_parse", "mini_core_option_parse", "mini_core_reader_parse",
         "mini_other_parse", "web_schema_schema_parse",
     ]  # fmt: skip
     assert lines["f:src/mini/core.py"] == "mini_core"  # 0.8.31's explain takes no path
@@ -168,23 +171,27 @@ def test_on_0_8_31_a_unique_bare_name_else_the_node_id_never_path_forms() -> Non
 
 def test_the_newest_release_keeps_its_path_forms() -> None:
     lines = _lines(MINI_NEW, gi.GRAPHIFY_NEWEST)
-    assert lines["f:src/mini/core.py"] == ""
+    assert lines["f:src/mini/core.py"] == "src/mini/core.py"
     assert lines["s:apply_overlay"][0][3] == "src/mini/core.py::apply_overlay"
 
 
-def test_a_name_that_reads_as_a_file_path_is_never_chosen() -> None:
+def test_a_name_that_reads_as_a_file_path_is_never_chosen(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "core.py").write_text("\n\ndef pkg_core_py():\n")
     nodes: list[dict[str, Any]] = [
         {"id": "pkg_core", "label": "core.py", "source_file": "pkg/core.py",
          "source_location": "L1", "file_type": "code"},
         {"id": "pkg_core_py", "label": "pkg_core_py()", "source_file": "pkg/core.py",
          "source_location": "L3", "file_type": "code"},
     ]  # fmt: skip
-    lines = [line.decode() for line in gi._index_lines(nodes, [], "", gi.capabilities("0.8.31"))]
-    # `pkg_core_py` is also the tokens of the path pkg/core.py: the source tier would win
-    assert not [line for line in lines if line.startswith("s\tpkg_core_py")]
+    built = gi._index_lines(nodes, [], "", gi.capabilities("0.8.31"), root=str(tmp_path))
+    (line,) = [line.decode() for line in built if line.startswith(b"s\tpkg_core_py")]
+    # `pkg_core_py` is also the tokens of the path pkg/core.py: the source tier would
+    # win, so no explain argument is chosen (the answer has no `More:` command)
+    assert json.loads(line.split("\t", 2)[2])[1][0][3] is None
 
 
-# -- the hook: what it says without an index hit, and a miss that exits 0 --------------------
+# -- the hook: the absent graph's advice, the index header ---------------------------------
 
 
 def _graph(state: str = "fresh") -> graphify_nudge.Graph:
@@ -197,47 +204,27 @@ def _read(target: str = "src/app.py") -> graphify_nudge.Call:
     return graphify_nudge.Call("read", True, "Read", target)
 
 
-def test_without_a_hit_a_read_on_a_release_without_explain_path_is_a_query() -> None:
-    old = graphify_nudge.advisory(_read(), _graph(), None, gi.capabilities("0.8.31"))
-    assert old is not None and "`graphify query 'src/app.py' --graph" in old
-    for accepts in (None, gi.capabilities("0.8.51"), gi.capabilities(gi.GRAPHIFY_NEWEST)):
-        new = graphify_nudge.advisory(_read(), _graph(), None, accepts)
-        assert new is not None and "`graphify explain 'src/app.py' --graph" in new
-
-
-def test_without_an_index_a_graph_that_records_no_release_is_queried(tmp_path: Path) -> None:
-    """No index to name the release (a first call, MISHKAN_GRAPHIFY_INDEX=off): a
-    graph.json without `graphify_version` (0.8.31's, before 0.9.78) gets `query`."""
-    graph = _graph()
-    graph.path = str(tmp_path / "graph.json")
-    old = {"directed": False, "multigraph": False, "graph": {}, "nodes": []}
-    Path(graph.path).write_text(json.dumps(old))
-    text = graphify_nudge.advisory(_read(), graph)
-    assert text is not None and "`graphify query 'src/app.py' --graph" in text
-    new = {**old, "graph": {"schema_version": 1, "graphify_version": "0.9.96"}}
-    Path(graph.path).write_text(json.dumps(new))
-    text = graphify_nudge.advisory(_read(), graph)
-    assert text is not None and "`graphify explain 'src/app.py' --graph" in text
-
-
 def test_the_absent_graph_advice_builds_on_every_supported_release() -> None:
     text = graphify_nudge.advisory(_read(), _graph("absent"))
     assert text is not None and "`graphify update .`" in text and "extract" not in text
 
 
 def test_the_index_header_carries_the_dialect(tmp_path: Path) -> None:
+    """The builder records the dialect it wrote the explain arguments in (for
+    people and `mishkan`); the hook reads the key and where the entries start,
+    and takes a header of another format for an index to rebuild."""
     index = tmp_path / "g.idx"
     magic = graphify_nudge.INDEX_MAGIC.encode()
-    index.write_bytes(magic + b"\tkey\t3\texplain-path,graph-version\t0.9.50\n")
+    header = magic + b"\tkey\t3\texplain-path,graph-version\t0.9.50\n"
+    index.write_bytes(header + b"f\tx\t[]\n")
     fd = os.open(index, os.O_RDONLY)
     try:
-        key, _, _, accepts = graphify_nudge._index_header(fd)
+        assert graphify_nudge._index_header(fd) == ("key", len(header), len(header) + 7)
     finally:
         os.close(fd)
-    assert (key, accepts) == ("key", frozenset({"explain-path", "graph-version"}))
-    index.write_bytes(magic + b"\tkey\t3\n")  # no dialect recorded: unknown
+    index.write_bytes(magic[:-1] + b"2\tkey\t3\texplain-path\t0.9.50\n")  # format 2
     fd = os.open(index, os.O_RDONLY)
     try:
-        assert graphify_nudge._index_header(fd)[3] is None
+        assert graphify_nudge._index_header(fd) == (None, 0, 1)
     finally:
         os.close(fd)

@@ -32,6 +32,7 @@ import graphify_nudge_index
 from graphify_nudge import session_file_name
 from tests.hook.conftest import (
     HOOK,
+    NAMES,
     SESSION,
     Hook,
     context_of,
@@ -96,16 +97,20 @@ def test_damaged_state_is_discarded_and_rebuilt(hook: Hook, which: str, damage: 
     """Issue 11 item 2: `printf '{"agents":{"a1' > .state/s1.json` silenced the hook
     for the session (SystemError from the bare scanner on 3.10/3.11)."""
     write_graph(hook.repo, None, mtime=1.0)  # no built_at_commit: reads commit-times too
+    (hook.repo / ".git" / "logs" / "HEAD").unlink()  # no reflog: HEAD's commit time decides
     path = private_files(hook)[which]
     path.parent.mkdir(parents=True)
     path.write_bytes(DAMAGE[damage])
     result = run_timed(hook, grep_input(hook))
     assert context_of(result.stdout.decode())  # nudged: the damage was not trusted
-    assert hook.calls()[-1]["graph"] == "stale"
+    assert (hook.calls()[-1]["graph"], hook.calls()[-1]["stale_by"]) == ("stale", "commit_time")
     run_timed(hook, grep_input(hook, "second"))
-    assert hook.calls()[-1]["reason"] == "shown_once"  # the rebuilt state counts
-    if which == "session-state":
-        assert json.loads(path.read_bytes())["agents"]
+    assert hook.calls()[-1]["decision"] == "nudge"
+    if which == "session-state":  # the rebuilt state counts both
+        (agent,) = json.loads(path.read_bytes())["agents"].values()
+        assert agent["nudges"] == 2
+    else:  # the cache was rewritten whole, with HEAD's commit time
+        assert json.loads(path.read_bytes())["times"]
 
 
 def test_a_huge_agent_id_never_grows_the_state_past_its_limit(hook: Hook) -> None:
@@ -123,7 +128,7 @@ def test_a_huge_agent_id_never_grows_the_state_past_its_limit(hook: Hook) -> Non
 
 def test_damaged_index_is_never_fatal(hook: Hook, tmp_path: Path) -> None:
     graph = write_graph(hook.repo, git(hook.repo, "rev-parse", "HEAD"))
-    del hook.env["MISHKAN_GRAPHIFY_INDEX"]
+    hook.auto_index = False
     graphify_nudge_index.build_graph_index(hook.environ(), str(hook.repo))
     index = hook.telemetry / ".index" / f"{graphify_nudge._index_name(str(graph))}.idx"
     header = index.read_bytes().split(b"\n", 1)[0] + b"\n"
@@ -267,7 +272,7 @@ def test_a_symlink_at_any_component_is_never_followed(
     is relative to a directory opened without following links."""
     hook = Hook(repo, repo / ".mishkan" / "telemetry")
     del hook.env["MISHKAN_TELEMETRY_DIR"]  # the default: inside the (hostile) project
-    del hook.env["MISHKAN_GRAPHIFY_INDEX"]  # the index directory is written too
+    hook.auto_index = False  # the index directory is written too
     write_graph(repo, None, mtime=1.0)
     victim = tmp_path / "victim"
     victim.mkdir()
@@ -384,8 +389,10 @@ def test_a_write_that_cannot_complete_leaves_no_fragment(hook: Hook) -> None:
 
 def test_the_cap_holds_under_concurrency(hook: Hook, tmp_path: Path) -> None:
     """Issue 11 item 13: 32 processes x 200 calls, one agent, cap 3: exactly 3 nudges.
-    (Each call is a distinct trigger, so `already_advised` never applies.)"""
+    (The calls cycle over the graph's NAMES, more than 3, so only the cap can stop
+    a fourth nudge; `already_advised` silences repeats.)"""
     write_graph(hook.repo, git(hook.repo, "rev-parse", "HEAD"))
+    hook.index()
     worker = textwrap.dedent(
         f"""
         import json, sys
@@ -393,9 +400,10 @@ def test_the_cap_holds_under_concurrency(hook: Hook, tmp_path: Path) -> None:
         import graphify_nudge
         env = {{k.encode(): v.encode() for k, v in json.loads(sys.argv[1]).items()}}
         raw = sys.stdin.buffer.read()
+        names = {NAMES!r}
         nudged = 0
         for i in range(200):
-            tag = ("w" + sys.argv[2] + "_" + str(i)).encode()
+            tag = names[(int(sys.argv[2]) + i) % len(names)].encode()
             nudged += bool(graphify_nudge.run(raw.replace(b"SYMBOL", tag), env))
         print(nudged)
         """

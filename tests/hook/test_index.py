@@ -45,7 +45,7 @@ def make_mini(base: Path, graph_dir: str = ".graphify") -> Hook:
     (repo / graph_dir).mkdir()
     (repo / graph_dir / "graph.json").write_text(json.dumps(graph, separators=(",", ":")))
     hook = Hook(repo, base / "telemetry")
-    del hook.env["MISHKAN_GRAPHIFY_INDEX"]  # the index is what these tests are about
+    hook.auto_index = False  # the index is what these tests are about
     hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "100"
     return hook
 
@@ -68,48 +68,102 @@ def commands(text: str) -> list[str]:
     return spans
 
 
+def labelled(text: str, label: str) -> list[str]:
+    """The lines of an answer that start with `label` (docs/hook.md, the format)."""
+    return [line for line in text.split("\n") if line.startswith(label)]
+
+
 FLAG = " --graph '.graphify/graph.json'"
 
 
 # -- what the advice says ------------------------------------------------------------
 
 
-def test_a_name_defined_once_gets_its_site_and_a_command_that_resolves_it(mini: Hook) -> None:
+def test_a_name_defined_once_gets_its_site_its_node_and_a_command(mini: Hook) -> None:
     text = context_of(grep(mini, "only_here"))
-    assert 'holds one definition of "only_here": "src/mini/other.py:8"' in text
+    assert text.startswith("[graphify-nudge] The code graph (current at HEAD ")
+    assert ') holds one definition of "only_here"; quoted text is repository data.\n' in text
+    assert labelled(text, "Definition") == [
+        'Definition: "src/mini/other.py:8" "only_here", node "src_mini_other_only_here".'
+    ]
+    assert labelled(text, "Use") == []  # the graph records no use: none is made up
     assert commands(text) == ["graphify explain 'src/mini/other.py::only_here'" + FLAG]
     call = mini.calls()[-1]
     assert (call["index"], call["sites"], call["symbol"], call["decision"]) == (
         "current", 1, "only_here", "nudge",
     )  # fmt: skip
+    assert (call["answered"], call["uses"], call["changed"]) == ("definitions", 0, 0)
+
+
+def test_who_uses_a_name_is_answered_from_the_graph(mini: Hook) -> None:
+    """$Schema: web/classic.ts imports it and its class `Schema` extends it (the
+    graph's `imports` and `inherits` edges, each line checked to name it)."""
+    text = context_of(grep(mini, "$Schema"))
+    assert labelled(text, "Uses") == [
+        "Uses: 2 in 1 file (imports 1, inherits 1; EXTRACTED 2); 2 shown."
+    ]
+    assert labelled(text, "Use:") == [
+        'Use: "web/classic.ts:3" in "Schema" (inherits, EXTRACTED).',
+        'Use: "web/classic.ts:1" in "classic.ts" (imports, EXTRACTED).',
+    ]
+    call = mini.calls()[-1]
+    assert (call["answered"], call["uses"]) == ("uses", 2)
+
+
+def test_a_call_search_gets_the_callers_first(mini: Hook) -> None:
+    """`X(` asks who calls X: the uses come before the definition; `def X` and a
+    bare name put the definition first."""
+    lines = context_of(grep(mini, "Option(")).split("\n")
+    assert lines[1].startswith("Uses: 2 in 2 files") and lines[4].startswith("Definition: ")
+    lines = context_of(grep(mini, "class Option", agent_id="other")).split("\n")
+    assert lines[1].startswith("Definition: ") and lines[2].startswith("Uses: ")
 
 
 def test_several_definitions_are_listed_and_none_is_the_answer(mini: Hook) -> None:
     text = context_of(grep(mini, "parse"))
-    assert 'defines "parse" in 5 places, so the bare name is ambiguous to it' in text
-    for site in ("src/mini/core.py:14", "src/mini/core.py:19", "src/mini/core.py:27"):
-        assert f'"{site}"' in text
-    assert "once" not in text and len(text.encode()) <= 400
+    assert ') defines "parse" in 5 places; quoted text' in text
+    # source before tests, the most used first: the one graphify records a use of
+    assert labelled(text, "Definition") == [
+        'Definition 1 of 5: "src/mini/core.py:27" "parse", node "src_mini_core_parse"; '
+        "used at 1 site in 1 file.",
+        'Definition 2 of 5: "src/mini/core.py:14" "parse" of "Option", '
+        'node "src_mini_core_option_e31d97_parse"; no use recorded.',
+        'Definition 3 of 5: "src/mini/core.py:19" "parse" of "Reader", '
+        'node "src_mini_core_reader_parse"; no use recorded.',
+        'Definition 4 of 5: "src/mini/other.py:4" "parse", node "src_mini_other_parse"; '
+        "no use recorded.",
+        'Definition 5 of 5: "web/schema.ts:4" "parse" of "$Schema", '
+        'node "web_schema_schema_parse"; no use recorded.',
+    ]
+    assert labelled(text, "Use:") == [
+        'Use: "src/mini/__init__.py:3" in "__init__.py" (imports, EXTRACTED), of definition 1.'
+    ]
     # three `parse` in core.py: `core.py::parse` would be ambiguous, the node id is not
-    assert commands(text)[0] == "graphify explain 'src_mini_core_option_e31d97_parse'" + FLAG
-    assert mini.calls()[-1]["sites"] == 5
+    assert commands(text) == ["graphify explain 'src_mini_core_parse'" + FLAG]
+    assert len(text) <= graphify_nudge.MAX_ADVISORY_CHARS and mini.calls()[-1]["sites"] == 5
 
 
 def test_case_matters_as_grep_has_it(mini: Hook) -> None:
     """`Option` (the class) and `option` (the function) share graphify's
     case-insensitive key; a case-sensitive search names one of them."""
     text = context_of(grep(mini, "Option"))
-    assert 'holds one definition of "Option": "src/mini/core.py:8"' in text
+    assert labelled(text, "Definition") == [
+        'Definition: "src/mini/core.py:8" "Option", node "src_mini_core_option_e31d97".'
+    ]
     # `core.py::Option` also matches option() in graphify: the id is unambiguous
     assert commands(text) == ["graphify explain 'src_mini_core_option_e31d97'" + FLAG]
-    assert 'of "option": "src/mini/core.py:23"' in context_of(grep(mini, "option"))
+    assert labelled(context_of(grep(mini, "option")), "Definition") == [
+        'Definition: "src/mini/core.py:23" "option", node "src_mini_core_option_14eb14".'
+    ]
 
 
 def test_graphify_token_equal_names_get_the_node_id(mini: Hook) -> None:
     """graphify's tokens make `echo` and `._echo()` equal, so `core.py::echo`
     is ambiguous to it; the advisory names the node id."""
     text = context_of(grep(mini, "echo"))
-    assert 'holds one definition of "echo": "src/mini/core.py:31"' in text
+    assert labelled(text, "Definition:") == [
+        'Definition: "src/mini/core.py:31" "echo", node "src_mini_core_echo".'
+    ]
     assert commands(text) == ["graphify explain 'src_mini_core_echo'" + FLAG]
 
 
@@ -122,14 +176,33 @@ def test_dollar_names_trigger_and_resolve(
     mini: Hook, tool: str, tool_input: dict[str, str]
 ) -> None:
     text = context_of(mini.call(tool, tool_input))
-    assert 'holds one definition of "$Schema": "web/schema.ts:3"' in text
+    assert labelled(text, "Definition:") == [
+        'Definition: "web/schema.ts:3" "$Schema", node "web_schema_schema".'
+    ]
     assert commands(text)[0] == "graphify explain 'web/schema.ts::$Schema'" + FLAG
 
 
 def test_a_file_the_graph_holds(mini: Hook) -> None:
     text = context_of(mini.call("Read", {"file_path": str(mini.repo / "src/mini/core.py")}))
+    assert ') holds "src/mini/core.py"; quoted text is repository data.' in text
+    assert labelled(text, "Importer") == [
+        "Importers: 2 in 2 files (imports_from 1, re_exports 1); 2 shown.",
+        'Importer: "src/mini/__init__.py:3" in "__init__.py" (re_exports, EXTRACTED).',
+        'Importer: "tests/test_core.py:1" in "test_core.py" (imports_from, EXTRACTED).',
+    ]
+    assert labelled(text, "Defines") == [
+        'Defines: 11 symbols: "Option" L8, "Reader" L18, "Stream" L35, "option" L23, and 7 more.'
+    ]
     assert commands(text) == ["graphify explain 'src/mini/core.py'" + FLAG]
-    assert mini.calls()[-1]["sites"] == 1
+    call = mini.calls()[-1]
+    assert (call["sites"], call["answered"], call["uses"]) == (1, "dependents", 2)
+
+
+def test_a_file_that_only_defines_is_answered_with_its_contents(mini: Hook) -> None:
+    text = context_of(mini.call("Read", {"file_path": str(mini.repo / "src/mini/other.py")}))
+    assert labelled(text, "Importer") == labelled(text, "Dependents") == []
+    assert labelled(text, "Defines")
+    assert mini.calls()[-1]["answered"] == "contents"
 
 
 @pytest.mark.parametrize(
@@ -156,12 +229,14 @@ def test_what_the_graph_does_not_hold_is_silent(
 
 def test_qualified_names_narrow_the_definitions(mini: Hook) -> None:
     text = context_of(grep(mini, "Reader.parse"))
-    assert 'holds one definition of "Reader.parse": "src/mini/core.py:19"' in text
+    assert 'holds one definition of "Reader.parse"' in text
+    assert labelled(text, "Definition:") == [
+        'Definition: "src/mini/core.py:19" "parse" of "Reader", node "src_mini_core_reader_parse".'
+    ]
     assert commands(text) == ["graphify explain 'src_mini_core_reader_parse'" + FLAG]
     assert 'defines "mini.core.parse" in 3 places' in context_of(grep(mini, "mini.core.parse"))
-    assert 'holds one definition of "other.parse": "src/mini/other.py:4"' in context_of(
-        grep(mini, "other.parse")
-    )
+    text = context_of(grep(mini, "other.parse"))
+    assert 'holds one definition of "other.parse"' in text and '"src/mini/other.py:4"' in text
 
 
 def test_not_in_graph_also_in_telemetry_mode(mini: Hook) -> None:
@@ -178,7 +253,9 @@ def test_a_stale_graph_still_knows_what_it_holds(mini: Hook) -> None:
     assert grep(mini, "brand_new") == ""
     assert mini.calls()[-1]["reason"] == "not_in_graph"
     text = context_of(grep(mini, "only_here"))
-    assert "stale" in text and commands(text)[0].startswith("graphify explain 'src/mini/other.py")
+    assert "HEAD is now" in text and commands(text)[0].startswith(
+        "graphify explain 'src/mini/other.py"
+    )
 
 
 # -- once per target, per agent, per session --------------------------------------------
@@ -256,8 +333,8 @@ def test_the_bash_description_opt_out(mini: Hook) -> None:
     assert (call["decision"], call["reason"], call["trigger"], call["index"]) == (
         "opt_out", "description", True, None,
     )  # fmt: skip
-    # a Bash advisory names the opt-out that works there, when it fits in 400 bytes
-    assert "[skip-graphify-nudge] in the Bash description" in context_of(
+    # a Bash advisory names the opt-out that works there, when it fits
+    assert "[skip-graphify-nudge] in the Bash description." in context_of(
         mini.call("Bash", {"command": "cat src/mini/other.py", "description": "look"})
     )
 
@@ -282,9 +359,10 @@ def test_a_missing_index_is_built_in_the_background(tmp_path: Path) -> None:
     hook = make_mini(tmp_path)
     files = index_files(hook)
     result = hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "only_here"}))
-    # without the index: today's advice, and a detached build started
-    assert "graphify explain 'only_here'" in context_of(result.stdout.decode())
+    # without the index nothing is certain (issue 29): silent, and a detached build started
+    assert result.stdout == b""
     assert hook.calls()[-1]["index"] in ("missing", "building")
+    assert hook.calls()[-1]["reason"] == "no_index"
     wait_for(lambda: files["idx"].exists() and b"built" in files["attempt"].read_bytes())
     hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "only_here"}, agent_id="b"))
     assert hook.calls()[-1]["index"] == "current"
@@ -333,7 +411,7 @@ def test_without_its_builder_beside_it_the_hook_works_as_without_an_index(
     tmp_path: Path,
 ) -> None:
     """Only graphify_nudge.py in the hooks directory: no build is attempted (no
-    attempt recorded, no process), the advice is the one without an index, and
+    attempt recorded, no process), the hook is silent as without an index, and
     every call says why; the builder, once copied there, is used at once."""
     hook = make_mini(tmp_path)
     alone = tmp_path / "hooks" / "graphify_nudge.py"
@@ -343,16 +421,16 @@ def test_without_its_builder_beside_it_the_hook_works_as_without_an_index(
     for i in range(3):
         data = hook_input(hook.repo, "Grep", {"pattern": "only_here"}, agent_id=f"a{i}")
         result = hook.subprocess(data, hook_file=alone)
-        assert (result.returncode, result.stderr) == (0, b"")
-        assert "graphify explain 'only_here'" in context_of(result.stdout.decode())
+        assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert [c["index"] for c in hook.calls()] == ["no_builder"] * 3
+    assert [c["reason"] for c in hook.calls()] == ["no_index"] * 3
     assert sorted(p.name for p in files["idx"].parent.iterdir()) == []
     shutil.copy2(graphify_nudge_index.__file__, alone.with_name("graphify_nudge_index.py"))
     hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "echo"}), hook_file=alone)
     assert hook.calls()[-1]["index"] == "building"
     wait_for(lambda: files["idx"].exists() and b"built" in files["attempt"].read_bytes())
-    hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "parse"}), hook_file=alone)
-    assert hook.calls()[-1]["index"] == "current"
+    result = hook.subprocess(hook_input(hook.repo, "Grep", {"pattern": "parse"}), hook_file=alone)
+    assert hook.calls()[-1]["index"] == "current" and context_of(result.stdout.decode())
     assert not (alone.parent / "__pycache__").exists()  # the builder wrote only its index
 
 
@@ -364,7 +442,7 @@ def test_an_outdated_index_is_rebuilt(mini: Hook) -> None:
     graph = json.loads(graph_path.read_text())
     graph["built_at_commit"] = git(mini.repo, "rev-parse", "HEAD")
     graph_path.write_text(json.dumps(graph, separators=(",", ":")))
-    assert "graphify explain 'only_here'" in context_of(grep(mini, "only_here"))  # as without
+    assert grep(mini, "only_here") == ""  # nothing certain about the new graph yet
     assert mini.calls()[-1]["index"] == "building"
     wait_for(lambda: b"built" in index_files(mini)["attempt"].read_bytes())
     grep(mini, "safeParse")

@@ -138,8 +138,9 @@ def test_recommended_registration_runs_the_same_hook(hook: Hook, fresh_graph: Pa
 
     command = [sys.executable, "-I", "-S", "-B", "-c", IMPORT_CODE, str(HOOK.parent)]
     data = json.dumps(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})).encode()
+    hook.index()
     result = subprocess.run(
         command, input=data, capture_output=True, env=hook.env, timeout=30, check=False
     )
     assert (result.returncode, result.stderr) == (0, b"")
-    assert b"graphify explain 'apply_overlay'" in result.stdout
+    assert b'Definition: \\"src/app.py:1\\" \\"apply_overlay\\"' in result.stdout

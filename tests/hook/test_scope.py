@@ -33,6 +33,7 @@ def test_other_agents_are_a_no_op(hook: Hook, fresh_graph: Path, agent: str) -> 
 def test_main_thread_calls_have_no_agent_fields_and_are_a_no_op(
     hook: Hook, fresh_graph: Path
 ) -> None:
+    hook.auto_index = False  # the index lives in the telemetry directory
     assert hook.call(agent_type=None, agent_id=None) == ""
     assert not hook.telemetry.exists()
 

@@ -19,7 +19,7 @@ from tests.hook.conftest import HOOK, SESSION, Hook, hook_input
 CALL_KEYS = [
     "v", "ts", "event", "session", "mode", "agent_type", "agent_id", "tool", "tool_use_id",
     "agent", "kind", "trigger", "via", "target", "symbols", "graph", "stale_by", "built_at",
-    "decision", "reason", "symbol", "index", "sites",
+    "decision", "reason", "symbol", "index", "sites", "answered", "uses", "changed",
 ]  # fmt: skip
 
 
@@ -31,6 +31,8 @@ def test_call_line_follows_the_documented_schema(hook: Hook, fresh_graph: Path) 
     assert record["v"] == graphify_nudge.SCHEMA_VERSION == 1
     assert isinstance(record["ts"], float) and abs(record["ts"] - time.time()) < 60
     assert line == json.dumps(record, separators=(",", ":"))  # compact, ASCII
+    # what the advisory answered: main.py's import of the function is its one use
+    assert (record["answered"], record["uses"], record["changed"]) == ("uses", 1, 0)
     docs = (Path(__file__).parents[2] / "docs" / "telemetry.md").read_text()
     for key in CALL_KEYS[5:]:
         assert f"`{key}`" in docs
@@ -154,16 +156,18 @@ def test_a_slow_wall_clock_call_is_recorded_not_disabling(hook: Hook, fresh_grap
     """Issue 10 item 6: a loaded machine stretches calls; that is not the hook's cost."""
     data = json.dumps(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})).encode()
     slow_start = time.perf_counter() - 0.5  # as if the call had waited 500 ms for a CPU
+    hook.index()
     assert graphify_nudge.guarded_run(data, hook.environ(), slow_start)
     slow = hook.events()[-1]
     assert slow["event"] == "slow_call" and slow["elapsed_ms"] >= 500 and slow["cpu_ms"] < 200
     assert slow["agent"] == "hizkiah"
-    assert hook.call("Grep", {"pattern": "other"})  # still on
+    assert hook.call("Read", {"file_path": str(hook.repo / "src/app.py")})  # still on
 
 
 def test_self_disable_after_a_call_over_its_cpu_budget(hook: Hook, fresh_graph: Path) -> None:
     data = json.dumps(hook_input(hook.repo, "Grep", {"pattern": "apply_overlay"})).encode()
     # as if the hook itself had computed for 500 ms
+    hook.index()
     graphify_nudge.guarded_run(data, hook.environ(), None, None, time.process_time() - 0.5)
     events = hook.events()
     assert events[-1]["event"] == "self_disable"
@@ -173,9 +177,10 @@ def test_self_disable_after_a_call_over_its_cpu_budget(hook: Hook, fresh_graph: 
         == SELF_DISABLE_MESSAGE
         == "graphify nudge self-disabled: budget exceeded"
     )
-    assert hook.call("Grep", {"pattern": "other"}) == ""  # the rest of the session: nothing
+    read_app = {"file_path": str(hook.repo / "src/app.py")}
+    assert hook.call("Read", read_app) == ""  # the rest of the session: nothing
     assert len(hook.events()) == len(events)
-    assert hook.call("Grep", {"pattern": "other"}, session_id="next")  # other sessions unaffected
+    assert hook.call("Read", read_app, session_id="next")  # other sessions unaffected
 
 
 def test_concurrent_writers_leave_every_line_intact(hook: Hook, fresh_graph: Path) -> None:

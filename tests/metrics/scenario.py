@@ -102,14 +102,22 @@ def script(root: str) -> list[Step]:
     ]
 
 
-#: the figures the scenario must give in mode advise (phase 2)
+#: the figures the scenario gives in mode advise (phase 2) with a hook that
+#: answers (issue 30): each of the 7 advisories carries the answer (the
+#: definitions, or what a file defines), so none opens a respect window and
+#: the nudge-respect ratio has nothing to measure; the respect column above
+#: is what a hook that only pointed to a lookup gave (POINTING)
 EXPECTED = {
-    "nudge_respect_ratio": Fraction(4, 7),
+    "nudge_respect_ratio": None,
     "pre_read_consultation_rate": Fraction(7, 9),
+    "answered_share": Fraction(7, 9),
+    "graph_served_rate": Fraction(9, 9),
     "triggers": 9,
     "triggers_consulted": 7,
+    "triggers_served": 9,
     "nudges": 7,
-    "nudges_respected": 4,
+    "nudges_answered": 7,
+    "nudges_respected": 0,
     "lookups": 4,
     "opt_outs": 1,
 }
@@ -118,7 +126,8 @@ EXPECTED_AGENTS = {
         "triggers": 6,
         "triggers_consulted": 5,
         "nudges": 4,
-        "nudges_respected": 3,
+        "nudges_answered": 4,
+        "nudges_respected": 0,
         "lookups": 2,
         "opt_outs": 1,
     },
@@ -126,11 +135,15 @@ EXPECTED_AGENTS = {
         "triggers": 3,
         "triggers_consulted": 2,
         "nudges": 3,
-        "nudges_respected": 1,
+        "nudges_answered": 3,
+        "nudges_respected": 0,
         "lookups": 2,
         "opt_outs": 0,
     },
 }
+#: the same script's figures when its advisories only point (the respected
+#: column of the table above): what telemetry without `answered` gives
+POINTING = {"nudge_respect_ratio": Fraction(4, 7), "nudges_respected": 4}
 
 
 #: the functions each source file defines (the script searches for these names)

@@ -74,10 +74,10 @@ def expected_figures(data: dict[str, Any]) -> dict[tuple[str, str], Any]:
     """Every figure the page must show, keyed like the page's data attributes."""
     want: dict[tuple[str, str], Any] = {("total", "phase"): data["phase"]}
     ratios = ("nudge_respect_ratio", "pre_read_consultation_rate")
-    for key in (*ratios, "sessions", "sessions_off", "self_disables", "triggers",
-                "triggers_consulted", "nudges", "nudges_respected", "lookups", "opt_outs",
-                "fresh", "stale", "absent", "triggers_outside_graph", "slow_calls",
-                "lookups_failed"):  # fmt: skip
+    for key in (*ratios, "answered_share", "sessions", "sessions_off", "self_disables",
+                "triggers", "triggers_consulted", "nudges", "nudges_respected",
+                "nudges_answered", "triggers_served", "lookups", "opt_outs", "fresh", "stale",
+                "absent", "triggers_outside_graph", "slow_calls", "lookups_failed"):  # fmt: skip
         want[("total", key)] = data[key]
     columns = (*ratios, "triggers", "nudges", "lookups", "opt_outs", "fresh", "stale", "absent")
     for prefix, rows in (("agent", data["per_agent"]), ("session", data["per_session"])):
@@ -90,7 +90,7 @@ def expected_figures(data: dict[str, Any]) -> dict[tuple[str, str], Any]:
 
 
 def shown(key: str, value: Any) -> str:
-    if key in ("nudge_respect_ratio", "pre_read_consultation_rate"):
+    if key in ("nudge_respect_ratio", "pre_read_consultation_rate", "answered_share"):
         return report_mod.pct(value)
     return "?" if value is None else str(value)
 

@@ -37,6 +37,18 @@ def _assert_figures(data: dict[str, Any], expected: dict[str, Any]) -> None:
             assert data[key] == want, key
 
 
+def _pointing(telemetry: Path, out: Path) -> Path:
+    """The same telemetry as a hook that only pointed would have written it: no
+    `answered` on any line (docs/telemetry.md: earlier hooks never wrote it)."""
+    out.mkdir()
+    for path in telemetry.glob("*.jsonl"):
+        lines = [json.loads(line) for line in path.read_text().splitlines()]
+        for line in lines:
+            line.pop("answered", None)
+        (out / path.name).write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return out
+
+
 @pytest.fixture(scope="module")
 def advised(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, scenario.Played, Path]:
     tmp = tmp_path_factory.mktemp("advise")
@@ -71,14 +83,36 @@ def test_telemetry_ratios_exact(advised: tuple[Path, scenario.Played, Path]) -> 
     for agent, want in scenario.EXPECTED_AGENTS.items():
         _assert_figures(data["per_agent"][agent], want)
     assert set(data["per_agent"]) == {"hizkiah", "salma"}  # hiram and main: out of scope
-    _exact(data["per_agent"]["hizkiah"]["nudge_respect_ratio"], Fraction(3, 4))
-    _exact(data["per_agent"]["salma"]["nudge_respect_ratio"], Fraction(1, 3))
+    assert data["per_agent"]["hizkiah"]["nudge_respect_ratio"] is None  # all answered
     _exact(data["per_session"][SESSION]["pre_read_consultation_rate"], Fraction(7, 9))
     assert data["per_session"]["off-session-1"]["off"] is True
     dq = data["data_quality"]
     assert dq["torn"] == dq["malformed"] == dq["unknown_schema"] == dq["foreign_files"] == 0
-    assert data["verdict"][0] == "phase 2: target not met, pre-Read consultation rate 77.8% < 80%"
+    assert data["verdict"][0] == (
+        "phase 2: target met by the graph's answers: 100.0% of triggers consulted the graph "
+        "or were answered from it in the advisory (answered share 77.8%, pre-Read "
+        "consultation rate 77.8%)"
+    )
+    assert (
+        "7 of 7 advisories answered the question themselves (they need no lookup, so the "
+        "nudge-respect ratio counts only the others)" in data["verdict"]
+    )
     assert "hook off in 1 session: off-session-1" in data["verdict"]
+
+
+def test_without_answers_the_same_nudges_are_measured_by_their_lookups(
+    advised: tuple[Path, scenario.Played, Path], tmp_path: Path
+) -> None:
+    """The respect ratio still measures what it measured for a hook that only
+    pointed: the same lines without `answered` give the worked figures."""
+    telemetry, _, _ = advised
+    data = report("--telemetry-dir", str(_pointing(telemetry, tmp_path / "pointing")))
+    _assert_figures(data, {**scenario.EXPECTED, "nudges_answered": 0, "answered_share":
+                           Fraction(0, 9), "graph_served_rate": Fraction(7, 9),
+                           "triggers_served": 7, **scenario.POINTING})  # fmt: skip
+    _exact(data["per_agent"]["hizkiah"]["nudge_respect_ratio"], Fraction(3, 4))
+    _exact(data["per_agent"]["salma"]["nudge_respect_ratio"], Fraction(1, 3))
+    assert data["verdict"][0] == "phase 2: target not met, pre-Read consultation rate 77.8% < 80%"
 
 
 def test_transcripts_give_the_same_ratios(advised: tuple[Path, scenario.Played, Path]) -> None:
@@ -149,8 +183,8 @@ def test_cap_of_three_nudges_per_agent(tmp_path: Path) -> None:
     projects = scenario.write_transcripts(played, tmp_path / "projects" / "-proj")
     tele = report("--telemetry-dir", str(telemetry))
     back = report("--from-transcripts", str(projects))
-    # respected: 2, 12 (lookup at step 15 is its 3rd call), 17 -> 3 of 6
-    _exact(tele["nudge_respect_ratio"], Fraction(3, 6))
+    # all six answered: none to respect (pointing, 2, 12 and 17 would be: 3 of 6)
+    assert tele["nudge_respect_ratio"] is None and tele["nudges_answered"] == 6
     assert back["nudge_respect_ratio"] == tele["nudge_respect_ratio"]
     assert back["pre_read_consultation_rate"] == tele["pre_read_consultation_rate"]
 

@@ -336,7 +336,7 @@ def test_unanswered_tool_uses_wait_in_a_bounded_queue(tmp_path: Path) -> None:
         "agent-a1.jsonl",
         agent_type="hizkiah",
         session_hint="s",
-        nudged=set(),
+        nudged={},
         in_scope=lambda agent: True,
         classify=graphify_nudge.classify_call,
         quality=transcripts.new_quality(),

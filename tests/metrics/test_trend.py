@@ -11,12 +11,17 @@ report the trend reads back:
 sprint    mode       script                                 respect     consultation
 ========  =========  =====================================  ==========  ============
 2026-W10  telemetry  the scenario                           n/a         7/9
-2026-W11  advise     without hizkiah's two lookups          1/7 (<50%)  7/9
-2026-W12  advise     both agents look the graph up first    4/7         9/9
+2026-W11  advise     without hizkiah's two lookups;         1/7 (<50%)  7/9
+                     advisories that only pointed
+2026-W12  advise     both agents look the graph up first;   n/a         9/9
+                     advisories that answer (7 of 7)
 ========  =========  =====================================  ==========  ============
 
-So the verdict is D-009's: after the first sprint of phase 2 (W11), a
-nudge-respect ratio under 50% asks for a follow-up ADR (decision record).
+W11's telemetry is the hook's with `answered` taken off every line: what a
+hook that only pointed to a lookup (43bb0be and before) wrote. So the verdict
+is D-009's: after the first sprint of phase 2 (W11), a nudge-respect ratio
+under 50% asks for a follow-up ADR (decision record); in W12 every advisory answered, so no
+lookup was needed and the ratio has nothing to measure.
 """
 
 from __future__ import annotations
@@ -27,7 +32,6 @@ import shutil
 import subprocess
 import sys
 from datetime import timedelta
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +56,8 @@ SPRINTS = {
     "2026-W11": ("advise", "no-hizkiah-lookups"),
     "2026-W12": ("advise", "lookup-first"),
 }
+#: the sprint whose telemetry is a pointing hook's (no `answered` field)
+POINTING = "2026-W11"
 
 
 def _steps(root: Path, which: str) -> list[sc.Step]:
@@ -63,8 +69,9 @@ def _steps(root: Path, which: str) -> list[sc.Step]:
     return steps
 
 
-def _into_week(telemetry: Path, sprint: str) -> None:
-    """Move the sprint's events to the Wednesday of its ISO week, in order."""
+def _into_week(telemetry: Path, sprint: str, pointing: bool = False) -> None:
+    """Move the sprint's events to the Wednesday of its ISO week, in order
+    (`pointing`: as a hook that only pointed wrote them, without `answered`)."""
     week = sprint_close.iso_week(sprint)
     assert week is not None
     target = (week[0] + timedelta(days=2, hours=9)).timestamp()
@@ -73,6 +80,8 @@ def _into_week(telemetry: Path, sprint: str) -> None:
         first = min(e["ts"] for e in events)
         for e in events:
             e["ts"] = round(target + (e["ts"] - first), 3)
+            if pointing:
+                e.pop("answered", None)
         path.write_text("".join(json.dumps(e) + "\n" for e in events))
 
 
@@ -90,7 +99,7 @@ def sprints(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         telemetry.mkdir(parents=True)
         hook = sc.Hook(root, telemetry, mode)
         sc.play(hook, f"session-{sprint}", _steps(root, which))
-        _into_week(telemetry, sprint)
+        _into_week(telemetry, sprint, pointing=sprint == POINTING)
         done = subprocess.run(
             [sys.executable, "-m", "mishkan_core", "sprint-close", "--project", str(root),
              "--telemetry-dir", str(telemetry), "--sprint", sprint, "--extract", "print"],
@@ -124,13 +133,14 @@ def test_each_sprint_is_what_its_sprint_close_measured(sprints: dict[str, Any]) 
         measured = report("--telemetry-dir", str(telemetry), "--since", since, "--until", until)
         assert row["figures"] == "front matter"
         assert {k: row[k] for k in keys} == {k: measured[k] for k in keys}
-        assert row["per_agent"] == {
+        assert {a: {k: f[k] for k in keys} for a, f in row["per_agent"].items()} == {
             agent: {k: fig[k] for k in keys} for agent, fig in measured["per_agent"].items()
         }
     w10, w11, w12 = trend["sprints"]
     assert (w10["nudge_respect_ratio"], w10["pre_read_consultation_rate"]) == (None, 7 / 9)
-    assert (w11["nudges_respected"], w11["nudges"]) == (1, 7)
-    assert Fraction(w12["nudges_respected"], w12["nudges"]) == Fraction(4, 7)
+    assert (w11["nudges_respected"], w11["nudges"], w11["nudges_answered"]) == (1, 7, 0)
+    # W12: the lookups are there (4 of them) but the 7 advisories answered: no window
+    assert (w12["nudge_respect_ratio"], w12["nudges"], w12["nudges_answered"]) == (None, 7, 7)
     assert (w12["triggers_consulted"], w12["triggers"]) == (9, 9)
     assert trend["agents"] == ["hizkiah", "salma"]
 
@@ -152,10 +162,9 @@ def test_the_verdict_is_d009s(sprints: dict[str, Any]) -> None:
         "followed under half of the advice: write a follow-up decision record (ADR) on what "
         "to change, and do not make the hook block calls instead (D-009)",
         "2026-W11: pre-Read consultation rate 77.8% < 80%: target not met",
-        "latest sprint 2026-W12 against 2026-W11: nudge-respect 57.1% (up 42.9 points), "
-        "pre-Read consultation 100.0% (up 22.2 points)",
+        "latest sprint 2026-W12 against 2026-W11: nudge-respect n/a (7 advisories answered "
+        "themselves), pre-Read consultation 100.0% (up 22.2 points)",
         "pre-Read consultation 77.8% in the phase-1 baseline (2026-W10), 100.0% in 2026-W12",
-        "below the lines in 2026-W12, per agent: salma (respect 33.3% < 50%)",
     ]
 
 
@@ -171,7 +180,7 @@ def test_the_text_report(sprints: dict[str, Any]) -> None:
     words = [" ".join(line.split()) for line in table]
     assert words[2] == "2026-W11 2 14.3% (1/7) < 50% 77.8% (7/9) < 80% follow-up-adr"
     assert words[1] == "2026-W10 1 n/a 77.8% (7/9) < 80% enable-phase-2"
-    assert words[3] == "2026-W12 2 57.1% (4/7) 100.0% (9/9) keep-phase-2"
+    assert words[3] == "2026-W12 2 n/a 100.0% (9/9) keep-phase-2"
     assert "nudge-respect ratio 14.3% < 50%: agents followed under half" in out
     # the terms it uses, glossed once, at the end
     terms = lines[lines.index("terms:") + 1 :]
@@ -181,7 +190,7 @@ def test_the_text_report(sprints: dict[str, Any]) -> None:
     assert out.count("architecture decision record") == 1
     grid = lines[lines.index("nudge-respect ratio per agent:") + 1 :][:3]
     assert grid[0].split() == ["agent", "2026-W10", "2026-W11", "2026-W12"]
-    assert grid[2].split() == ["salma", "n/a", "33.3%", "(<", "50%)", "33.3%", "(<", "50%)"]
+    assert grid[2].split() == ["salma", "n/a", "33.3%", "(<", "50%)", "n/a"]
 
 
 def test_since_and_until_keep_the_sprints_that_ended_between(sprints: dict[str, Any]) -> None:
