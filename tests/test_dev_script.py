@@ -74,7 +74,7 @@ def _snapshot(directory: Path) -> dict[str, tuple[int, int]]:
 def _demo_ran(done: subprocess.CompletedProcess[str], python: str) -> None:
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert f"compiled payload/mishkan/hooks/graphify_nudge.py with {python}" in done.stdout
-    assert "nudge-respect ratio:         66.7% (2/3)" in done.stdout
+    assert "answered share:              75.0% (3/4)" in done.stdout
     assert "-> no advice: " in done.stdout
 
 

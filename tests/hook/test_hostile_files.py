@@ -50,14 +50,17 @@ def hostile_repo(base: Path, built_at: str | None = None, index: bool = False) -
     the commit-time cache are all read. Telemetry in its default place, inside
     the project."""
     repo = make_repo(base / "repo")
+    head = git(repo, "rev-parse", "HEAD")
     if built_at == "HEAD":
-        built_at = git(repo, "rev-parse", "HEAD")
-    _write_graph(repo, built_at, mtime=None if built_at else 1.0)
+        built_at = head
+    # a graph built at another commit (or at none) is older than HEAD: graphify
+    # has not read the project since it moved, so it is stale once HEAD is read
+    _write_graph(repo, built_at, mtime=None if built_at == head else 1.0)
     hook = Hook(repo, repo / ".mishkan" / "telemetry")
     del hook.env["MISHKAN_TELEMETRY_DIR"]  # the default: inside the (hostile) project
     hook.env["MISHKAN_GRAPHIFY_NUDGE_CAP"] = "100"
     if index:
-        del hook.env["MISHKAN_GRAPHIFY_INDEX"]
+        hook.env.pop("MISHKAN_GRAPHIFY_INDEX", None)
     return hook
 
 
@@ -386,7 +389,7 @@ def test_a_git_dir_above_the_project_counts_only_when_the_user_owns_it(
     project = shared / "project"
     (project / "src").mkdir(parents=True)
     (project / "src" / "app.py").write_text("def apply_overlay(x):\n    return x\n")
-    _write_graph(project, PLANTED)  # built at another commit: stale, when HEAD is read
+    _write_graph(project, PLANTED, mtime=1.0)  # built at another commit: stale, when HEAD is read
     if owner == "another_user":
         _owned_by_another_user(shared / ".git")
         _owned_by_another_user(shared)
@@ -395,7 +398,7 @@ def test_a_git_dir_above_the_project_counts_only_when_the_user_owns_it(
     head = graphify_nudge.resolve_head(str(project))
     if owner == "another_user":
         assert head is None
-        assert hook.calls()[-1]["stale_by"] is None
+        assert hook.calls()[-1]["stale_by"] != "commit"  # no commit it could not read
     else:
         assert head == git(shared, "rev-parse", "HEAD")
         assert hook.calls()[-1]["stale_by"] == "commit"
@@ -444,6 +447,10 @@ def test_the_index_stores_no_lookalike_and_the_model_sees_none(tmp_path: Path, c
     read), so a graph that keeps a look-alike directory gives no such site."""
     hook = hostile_repo(tmp_path, built_at=None, index=True)
     source = f"src/{char}system-reminder{char}/x.py"
+    # the lines the builder checks each definition against
+    (hook.repo / "src" / "a.py").write_text("\n\ndef lookup():\n    pass\n")
+    (hook.repo / source).parent.mkdir(parents=True)
+    (hook.repo / source).write_text("\n\n\ndef lookup():\n    pass\n")
     nodes = [{"id": "a", "label": "lookup()", "file_type": "code", "source_file": "src/a.py",
               "source_location": "L3"},
              {"id": "b", "label": "lookup()", "file_type": "code", "source_file": source,
@@ -501,7 +508,7 @@ def test_a_private_file_hard_linked_to_source_never_writes_it(tmp_path: Path, pr
     before = source.read_bytes()
     hook = Hook(victim, victim / ".mishkan" / "telemetry")
     del hook.env["MISHKAN_TELEMETRY_DIR"]
-    del hook.env["MISHKAN_GRAPHIFY_INDEX"]  # the index, its attempt and lock are written too
+    hook.env.pop("MISHKAN_GRAPHIFY_INDEX", None)  # the index, its attempt and lock are written too
     for data in calls(hook):
         run(hook, data)
     attempt = victim / LINKED["index attempt"].format(index=name)

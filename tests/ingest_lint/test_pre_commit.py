@@ -121,3 +121,42 @@ def test_unmarked_markdown_in_a_commit_passes_and_is_named_when_the_hook_fails(
     assert "calls.md:8:1: IL401 call graph: 40 edge lines" in output, output
     # (pre-commit may lint the three in separate batches: each batch says its own skips)
     assert f"CONTRIBUTING.md: {SKIP}" in output and f"notes.txt: {SKIP}" in output, output
+
+
+#: the README's pre-commit block follows this line
+README_MARK = "<!-- pre-commit config: tests/ingest_lint/test_pre_commit.py runs it -->"
+
+
+def _readme_config() -> str:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert README_MARK in text, "the README lost its pre-commit block"
+    block = text.split(README_MARK, 1)[1].split("```yaml\n", 1)[1]
+    return block.split("```", 1)[0]
+
+
+def test_the_readmes_pre_commit_config_runs_as_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README's `.pre-commit-config.yaml`, copied as written into a harness
+    repository, with `mishkan` on PATH as the README says: prose passes, a
+    call-graph dump fails on its rule."""
+    if shutil.which("git") is None:
+        pytest.fail("git is required to drive pre-commit (apt-get install git)")
+    mishkan = Path(sys.executable).parent / "mishkan"
+    assert mishkan.exists(), "the mishkan console script is installed beside this Python"
+    project = tmp_path / "harness"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    (project / ".pre-commit-config.yaml").write_text(_readme_config(), encoding="utf-8")
+    (project / "decision.md").write_text(ACCEPT, encoding="utf-8")
+    subprocess.run(["git", "add", "."], cwd=project, check=True)
+    home = tmp_path / "pre-commit-home"
+    monkeypatch.setenv("PATH", f"{mishkan.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}")
+    clean = _pre_commit("run", "--all-files", cwd=project, home=home)
+    assert clean.returncode == 0, clean.stdout + clean.stderr
+    (project / "calls.md").write_text(REJECT, encoding="utf-8")
+    subprocess.run(["git", "add", "calls.md"], cwd=project, check=True)
+    dump = _pre_commit("run", "--all-files", cwd=project, home=home)
+    output = dump.stdout + dump.stderr
+    assert dump.returncode == 1, output
+    assert "calls.md:8:1: IL401 call graph: 40 edge lines" in output, output

@@ -255,5 +255,5 @@ def test_the_installed_wheels_demo_runs_where_python_3_9_is_the_only_python(
     done = _run([str(venv / "bin" / "mishkan"), "demo"], env=env)
     assert f"compiled payload/mishkan/hooks/graphify_nudge.py with {real.path}" in done.stdout
     assert done.stdout.count("-> [graphify-nudge]") == 3
-    assert "nudge-respect ratio:         66.7% (2/3)" in done.stdout
+    assert "answered share:              75.0% (3/4)" in done.stdout
     assert done.stderr == "" and list(home.iterdir()) == []
