@@ -57,7 +57,7 @@ from tests.e2e.harness import (
     run_scenario,
 )
 from tests.e2e.stub_api import Text, ToolUse
-from tests.shared_data import shared_path
+from tests.event_inputs import inputs
 
 pytestmark = pytest.mark.e2e
 
@@ -73,8 +73,6 @@ TOP = "itsdangerous-2.2.0"
 MAIN_CLASS = "Signer"
 MAIN_FILE = "src/itsdangerous/signer.py"
 MIN_COVERAGE = 0.9
-FAILURES = REPO_ROOT / "tests" / "hook" / "data" / "post_tool_use_failure.jsonl"
-EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart")
 BACKTICKED = re.compile(r"`([^`]+)`")
 #: graphify's detached commit rebuild of this project takes a few seconds; a loaded machine more
 REBUILD_DEADLINE = 180.0
@@ -256,21 +254,6 @@ def test_a_teammate_s_install_leaves_settings_byte_identical_and_git_clean(
     assert (result.returncode, result.stdout, result.stderr) == (0, b"", b"")
     assert [json.loads(line)["event"] for p in telemetry.glob("*.jsonl")
             for line in p.read_text().splitlines()] == ["session_start"]  # fmt: skip
-
-
-def inputs(repo: Path) -> dict[str, dict[str, Any]]:
-    """One input per event, as the CLI sent them (shared/reference), in ``repo``."""
-    reference = shared_path("reference/claude-code-hooks", "the captured Claude Code hook inputs")
-    found: dict[str, dict[str, Any]] = {}
-    for line in (reference / "agent-scenario-hook-inputs.jsonl").read_text().splitlines():
-        data = json.loads(line)["stdin"]
-        event = data.get("hook_event_name")
-        if event in EVENTS and (event not in found or "agent_type" in data):
-            found[event] = data
-    found["PostToolUseFailure"] = json.loads(FAILURES.read_text().splitlines()[0])
-    for data in found.values():
-        data["cwd"] = str(repo)
-    return found
 
 
 def test_with_payload_missing_the_registered_command_exits_0_and_says_nothing(

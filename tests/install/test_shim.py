@@ -24,13 +24,11 @@ import pytest
 import graphify_nudge
 from mishkan_core import hook_chain, machine_config
 from mishkan_core import install as inst
+from tests.event_inputs import EVENTS, inputs
 from tests.routing._cli import run_cli
-from tests.shared_data import shared_path
 
 PYTHON = os.path.realpath(sys.executable)
 SHIM = inst.shipped_source(hook_chain.SHIM_FILE)
-FAILURES = Path(__file__).parents[1] / "hook" / "data" / "post_tool_use_failure.jsonl"
-EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure", "SessionStart")
 
 
 def shim_python() -> str:
@@ -101,24 +99,6 @@ def installed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Installed:
         "CLAUDE_PROJECT_DIR": str(project),
     }
     return Installed(project, commands.pop(), env)
-
-
-def inputs(project: Path) -> dict[str, dict[str, Any]]:
-    """One input per event, as the CLI sent it, moved to ``project``: a
-    subagent's where the capture has one."""
-    reference = shared_path("reference/claude-code-hooks", "the captured Claude Code hook inputs")
-    found: dict[str, dict[str, Any]] = {}
-    lines = (reference / "agent-scenario-hook-inputs.jsonl").read_text().splitlines()
-    for line in lines:
-        data = json.loads(line)["stdin"]
-        event = data.get("hook_event_name")
-        if event in EVENTS and (event not in found or "agent_type" in data):
-            found[event] = data
-    found["PostToolUseFailure"] = json.loads(FAILURES.read_text().splitlines()[0])
-    for data in found.values():
-        data["cwd"] = str(project)
-    assert sorted(found) == sorted(EVENTS)
-    return found
 
 
 def _rewrite(path: Path, data: bytes) -> None:
