@@ -456,6 +456,8 @@ def _index_lines(
     by_file: dict[str, list[tuple[int, str, int]]] = {}
     for i, name, path, line, _ in sites:
         by_file.setdefault(path, []).append((i, name, line))
+    for path, more in defined.file_only.items():
+        by_file.setdefault(path, []).extend(more)
     for path in sorted(resolver.files):
         if not defined.held(path):
             continue
@@ -614,6 +616,26 @@ _TS_METHOD: "Final" = re.compile(
     r"^\s*(?:(?:public|private|protected|static|readonly|abstract|override|declare|async)\s+)*"
     r"(?P<name>[A-Za-z_$][\w$]*)\s*\??\s*(?:<[^>]*>)?\s*\(.*\)\s*:"
 )
+#: how many lines a TypeScript method signature's parameters may run over
+_SIGNATURE_LINES: "Final" = 16
+
+
+def _signature(lines: "list[str]", k: int) -> str:
+    """Line k, joined with the lines its parentheses run over (a `.d.ts`
+    method whose parameters stand one per line: commander's `command(` /
+    `nameAndArgs: string,` / `): ReturnType<...>;`), up to _SIGNATURE_LINES."""
+    text = lines[k]
+    if "(" not in text:
+        return text
+    depth = text.count("(") - text.count(")")
+    parts = [text]
+    while depth > 0 and len(parts) < _SIGNATURE_LINES and k + len(parts) < len(lines):
+        more = lines[k + len(parts)]
+        parts.append(more)
+        depth += more.count("(") - more.count(")")
+    return " ".join(part.strip() for part in parts)
+
+
 _OVERLOAD_SHAPES[".py"] = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>[A-Za-z_]\w*)\s*\(")
 #: how far below an annotation graphify placed a node its declaration may be
 _ANNOTATION_LINES: "Final" = 8
@@ -624,15 +646,20 @@ _NOT_TYPES: "Final" = frozenset(
 )  # fmt: skip
 
 
-def _depths(lines: "list[str]", indented: bool) -> "list[int]":
-    """Each line's nesting depth at its start: its indentation (tabs as 8) for
-    Python, else the braces opened before it, outside strings and comments (a
-    file that mixes tabs and spaces still nests by its braces)."""
+def _depths(lines: "list[str]", indented: bool) -> "tuple[list[int], list[bool]]":
+    """Each line's nesting depth at its start, and whether it starts in a
+    comment: its indentation (tabs as 8) for Python (a `#` line is a
+    comment), else the braces opened before it, outside strings and comments
+    (a file that mixes tabs and spaces still nests by its braces), and a line
+    that starts inside `/* ... */` or with `//` is a comment (a Javadoc line
+    `bsh eval() method` declares nothing)."""
     if indented:
-        return [len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip()) for text in lines]
-    out, depth, block, quote = [], 0, False, ""
+        depths = [len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip()) for text in lines]
+        return depths, [text.lstrip().startswith("#") for text in lines]
+    out, comments, depth, block, quote = [], [], 0, False, ""
     for text in lines:
         out.append(depth)
+        comments.append(block or text.lstrip().startswith(("//", "/*")))
         k, end = 0, len(text)
         while k < end:
             char = text[k]
@@ -657,7 +684,7 @@ def _depths(lines: "list[str]", indented: bool) -> "list[int]":
             k += 1
         if quote != "`":
             quote = ""  # a string never runs past its line, but a template literal may
-    return out
+    return out, comments
 
 
 def _word_at(text: str, name: str, start: int = 0) -> int:
@@ -687,14 +714,38 @@ _EXPRESSION_WORDS: "Final" = frozenset(
 _EXPRESSION_ENDS: "Final" = frozenset("=(,:!&|+-*/%<[{;?")
 
 
-def _declares(text: str, name: str) -> bool:
+#: a binding initialised by an import (`const X = require('./x')`, TypeScript's
+#: `import X = require('x')`): the TypeScript binder makes X an alias of what
+#: the module exports, which is where X is defined
+_IMPORTED: "Final" = re.compile(r"\s*(?::[^=]*)?=\s*require\s*\(")
+#: qualifiers under which an assignment defines its name: CommonJS exports and
+#: a constructor's prototype (`exports.X = `, `module.exports.X = `,
+#: `Foo.prototype.x = `); any other attribute (`this.x = `, `self.x = `,
+#: `obj.x = `) is set at run time on an object, like a local's value
+_DEFINING_QUALIFIER: "Final" = re.compile(
+    r"(?:^|[^\w$.])(?:(?:module\.)?exports|[\w$]+\.prototype)\.$"
+)
+#: `= ` that assigns (not `==`, `=>`)
+_ASSIGNS: "Final" = re.compile(r"\s*=(?![=>])")
+#: an export that assigns another name (`exports.Command = Command;`,
+#: `exports.X = a.b`): the TypeScript binder makes it an alias of that name
+_ALIAS_VALUE: "Final" = re.compile(r"\s*=\s*[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*\s*;?\s*$")
+
+
+def _declares(text: str, name: str, extension: str = "") -> bool:
     """Whether a definition's line declares `name`: it names it somewhere other
-    than as `new [pkg.]Name` (an instance, or an anonymous class: a use) or as
-    a call inside an expression (`return initObservable(...)`, `x = f(y)`,
-    `obj.name(...)`: graphify makes nodes there too). A name right after a
-    declaring word (`def`, `function`, `fn`, `class`, Go's `func (r T)`), or
-    not followed by `(`, or at the start of the line or after a type or a
-    modifier (`public void name(`, `name(args) {`), is declared."""
+    than as `new [pkg.]Name` (an instance, or an anonymous class: a use), as a
+    call inside an expression (`return initObservable(...)`, `x = f(y)`,
+    `obj.name(...)`: graphify makes nodes there too), as an attribute set on
+    an object (`this.parseArg = (arg) => ...`), as a binding of an import
+    (`const X = require('./x')`), or, in Java, as the type of a declared
+    variable (`final Runnable task = new Runnable() {`: the JLS's
+    LocalVariableDeclaration declares `task`). A name right after a declaring
+    word (`def`, `function`, `fn`, `class`, Go's `func (r T)`), or not followed
+    by `(`, or at the start of the line or after a type or a modifier (`public
+    void name(`, `name(args) {`), is declared; so is a CommonJS export or a
+    prototype's method (`exports.X = ...`, `Foo.prototype.x = ...`), unless it
+    only exports another name (`exports.Command = Command`: an alias)."""
     at = _word_at(text, name)
     while at >= 0:
         head = at
@@ -703,15 +754,24 @@ def _declares(text: str, name: str) -> bool:
         before = text[:head].rstrip()
         word = _last_word(before)
         qualified = head < at
-        call = text[at + len(name) :].lstrip().startswith("(")
+        after = text[at + len(name) :]
+        call = after.lstrip().startswith("(")
+        if _IMPORTED.match(after):
+            return False  # `const X = require('./x')`: the line imports X
         if word == "new":
             pass  # `new Name(`, `new Name() {`: a use
         elif word in _DECLARING or _GO_RECEIVER.search(text[:head]):
             return True
         elif not call and not qualified:
-            return True  # a class header, an assignment target, a field, a type alias
+            if not (extension == ".java" and _last_word(after.lstrip()[:1])):
+                return True  # a class header, an assignment target, a field, a type alias
+            # `Runnable task`: a type followed by the name it declares
         elif not call:
-            return True  # `self.name = ...`, `Foo.prototype.name = function`
+            if (
+                _ASSIGNS.match(after) and _DEFINING_QUALIFIER.search(text[:at])
+                and not _ALIAS_VALUE.match(after)
+            ):  # fmt: skip
+                return True  # `exports.X = `, `Foo.prototype.x = function`
         elif word in _EXPRESSION_WORDS or (not word and before[-1:] in _EXPRESSION_ENDS):
             pass  # `return f(`, `x = f(`, `g(f(`: a call in an expression
         elif not qualified:
@@ -746,6 +806,25 @@ def _declares_type(text: str, name: str) -> bool:
 
 
 _GO_RECEIVER: "Final" = re.compile(r"\bfunc\s*\([^()]*\)\s*$")
+#: a Rust implementation's header (`impl Display for Version {`, `unsafe impl<T> Send for X`)
+_RUST_IMPL: "Final" = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?impl\b")
+#: Ruby's operator methods (`def [](key)`, `def <=>(other)`)
+_RUBY_OPERATORS: "Final" = frozenset(
+    {"[]", "[]=", "==", "===", "!=", "<=>", "=~", "!~", "+", "-", "*", "/", "%", "**", "<", ">",
+     "<=", ">=", "<<", ">>", "&", "|", "^", "~", "!", "+@", "-@"}
+)  # fmt: skip
+
+
+def _is_member_name(name: str, extension: str) -> bool:
+    """A definition's name no search is written with, which a file's Defines
+    still counts: a Ruby setter (`cache_store=`) or operator (`[]`), a
+    TypeScript or JavaScript member named by an expression (`[Symbol.iterator]`)
+    or a string (`"~validate"`)."""
+    if extension == ".rb":
+        return name in _RUBY_OPERATORS or (name.endswith("=") and _is_name(name[:-1]))
+    if extension in _SCRIPT_EXTENSIONS and len(name) > 2:
+        return (name[0], name[-1]) in (("[", "]"), ('"', '"'), ("'", "'"))
+    return False
 
 
 def _last_word(text: str) -> str:
@@ -829,7 +908,12 @@ class _Definitions:
                     )
         self._connected = connected
         # graphify 0.8.x's unresolved type references: nodes that define nothing
-        self.placeholders = {by_id[nid] for nid in _placeholders(links) if nid in by_id}
+        # (a Rust type graphify records as declared, `_rust_declaration_count`, is
+        # none, even when no `contains` edge reaches it: bytes' `pub struct Bytes`)
+        self.placeholders = {
+            by_id[nid] for nid in _placeholders(links)
+            if nid in by_id and not resolver.nodes[by_id[nid]].get("_rust_declaration_count")
+        }  # fmt: skip
         # A method whose `method` edge graphify dropped (cobra: 36 methods of
         # Command in other files) still carries its owner in its id, which
         # graphify builds as `<owner id>_<name>`; an owner whose id collided
@@ -857,6 +941,10 @@ class _Definitions:
         self.root_name = parts[-3] if len(parts) >= 3 else ""
         self.sources = _Sources(_project_of(graph_path) if root is None else root)
         self._sites: Optional[list[tuple[int, str, str, int, list[str]]]] = None
+        # definitions a file's Defines counts that no symbol search is answered
+        # with: accessors, and Ruby setters and operators (`name=`, `[]=`)
+        self.file_only: dict[str, list[tuple[int, str, int]]] = {}
+        self._code: dict[int, bool] = {}
         # (file, name, callable) -> the lines of its definition nodes there
         self._named_in: dict[tuple[str, str, bool], list[int]] = {}
         # file -> name -> (line, nesting depth, an overload) of each declaration-shaped line
@@ -946,7 +1034,10 @@ class _Definitions:
                 continue
             parts = self.label_parts(label)
             name = parts[-1]
-            if len(name) > INDEX_MAX_FIELD or not _is_name(name):
+            if len(name) > INDEX_MAX_FIELD:
+                continue
+            searchable = _is_name(name)
+            if not (searchable or _is_member_name(name, extension)):
                 continue
             here = _site_of(source, location)
             callable_ = label.endswith("()") or label.startswith(".")
@@ -962,12 +1053,15 @@ class _Definitions:
                 where = [here] if here is not None else []
             script_method = extension in _SCRIPT_EXTENSIONS and label.startswith(".")
             if script_method and here is not None and self._is_accessor(*here, name):
-                continue
+                searchable = False  # a property to the language: see above
             scope = parts[:-1] or self._scope_of(i)
             for path, line in where:
                 typed = not callable_  # a class, type, module, constant: declared by a keyword
                 declared = self._declared_at(path, line, name, typed) if _plain(path) else None
                 if declared is None or self.excludes(path):
+                    continue
+                if not searchable:
+                    self.file_only.setdefault(path, []).append((i, name, declared))
                     continue
                 out.append((i, name, path, declared, _bounded(self._path_scope(path) + scope)))
         self._sites = out
@@ -988,11 +1082,12 @@ class _Definitions:
         its line (a Go grouped `type (` member, a Rust variant, `X = ...`):
         graphify 0.8.x made nodes of types named in signatures (a Rust `fn
         comparator(..) -> Result<(Comparator, ..)>`, a PHP return type)."""
+        extension = _extension(path)
         for at in range(line, line + _ANNOTATION_LINES):
             text = self.sources.line(path, at)
             if text is None:
                 return None
-            if _declares(text, name) and (not typed or _declares_type(text, name)):
+            if _declares(text, name, extension) and (not typed or _declares_type(text, name)):
                 return at
             if not text.lstrip().startswith(("@", "#[")):
                 return None
@@ -1069,11 +1164,13 @@ class _Definitions:
             shape = _OVERLOAD_SHAPES.get(extension)
             found: dict[str, list[tuple[int, int, bool]]] = {}
             lines = self.sources.lines(path) if shape else []
-            depths = _depths(lines, extension == ".py")
+            depths, comments = _depths(lines, extension == ".py")
             for k, text in enumerate(lines):
+                if comments[k]:
+                    continue  # a comment names, it declares nothing
                 match = shape.match(text) if shape and "(" in text else None
                 if match is None and shape is _OVERLOAD_SHAPES[".ts"]:
-                    match = _TS_METHOD.match(text)
+                    match = _TS_METHOD.match(_signature(lines, k))
                 if match is None:
                     continue
                 parts = match.groupdict()
@@ -1100,20 +1197,50 @@ class _Definitions:
         for a file's own node its module name and the names it defines) whose
         line names one: relations in `kinds` (None: every use; empty: every use
         but imports), sites outside `home` only if `outside`."""
-        out = []
+        out: dict[tuple[str, int, int, str, int], tuple[str, int, str, str, str, str]] = {}
         for i, names in targets:
             for j, relation, confidence, path, line in self.incoming.get(i, ()):
                 if kinds is not None and (relation in _IMPORTS) != bool(kinds):
                     continue
                 if (outside and path == home) or not _plain(path) or self.excludes(path):
                     continue
-                if j in self.placeholders:
-                    continue  # 0.8.x: an unresolved type reference (`bool`) uses nothing
-                user = self.user(j)
+                if not self.is_code(j):
+                    continue  # 0.8.x's unresolved type reference (`bool`) uses nothing
                 name = next((n for n in names if self.sources.names(path, line, n)), None)
-                if user and name is not None:
-                    out.append((path, line, user, relation, confidence, name))
-        return list(dict.fromkeys(out))
+                if name is not None:
+                    # one site per user, used node, relation and line; a user with no
+                    # plain name (a Rust `impl Buf for &mut T`) counts, unshown
+                    site = (path, line, self.user(j), relation, confidence, name)
+                    out.setdefault((path, line, j, relation, i), site)
+        return list(out.values())
+
+    def is_code(self, j: int) -> bool:
+        """Whether node j is the project's code, so that what it uses is a use:
+        a file's own node (its top-level code), a node whose line declares its
+        name (the definition check above), or a Rust `impl` block. Not graphify
+        0.8.x's placeholders of the types a line names (`str`, `Any`), nor an
+        attribute set at run time (`this.parseArg = ...`)."""
+        if j not in self._code:
+            self._code[j] = self._is_code(j)
+        return self._code[j]
+
+    def _is_code(self, j: int) -> bool:
+        node = self.resolver.nodes[j]
+        label, source = node.get("label"), self.resolver._source[j][0]
+        if not isinstance(label, str) or not label or not source:
+            return False
+        if j in self.file_nodes or _is_file_label(label, source):
+            return True
+        here = _site_of(source, node.get("source_location"))
+        if here is None or not _plain(source):
+            return False
+        text = self.sources.line(*here)
+        if _extension(source) == ".rs" and text is not None and _RUST_IMPL.match(text):
+            return True  # graphify's node of an `impl` block (0.8.x: not contained)
+        if j in self.placeholders:
+            return False
+        callable_ = label.endswith("()") or label.startswith(".")
+        return self._declared_at(*here, self.label_parts(label)[-1], not callable_) is not None
 
     def uses(self, i: int, name: str, path: str) -> "list[object]":
         """[total, files, [[relation, n], ...], [[confidence, n], ...], [[path,
@@ -1129,14 +1256,19 @@ class _Definitions:
         importers, dependents, [total, [[name, line], ...]]], importers and
         dependents as `uses` gives them (dependents' rows name what they use);
         None when it says nothing (no definition, importer or dependent)."""
-        stem = path.rsplit("/", 1)[-1].rsplit(".", 1)[0]
-        if stem in ("__init__", "index", "mod", "lib") and "/" in path:
-            stem = path.rsplit("/", 2)[-2]  # a package is imported by its directory's name
-        # `from .core import Context`, `require('./command')`, and a re-export
-        # `export { Receiver }` whose line names what the file defines, not its name
-        module = (stem, *sorted({name for _, name, _ in defined}))
+        # `from .core import Context`, `require('./command')`: the module's name,
+        # its stem (`index` of `index.d.ts`), and a package's directory too
+        stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+        words: tuple[str, ...] = (stem,)
+        if stem in ("__init__", "index", "mod", "lib", "main") and "/" in path:
+            words += (path.rsplit("/", 2)[-2],)
+        # the file imported or re-exported as a whole: a line that names the
+        # module or what the file defines (`export { Receiver }`)
+        module = (*words, *sorted({name for _, name, _ in defined}))
         targets = [(i, module) for i in self.modules.get(path, ())]
-        targets += [(i, (name,)) for i, name, _ in defined]
+        # one symbol imported: a line that names it, or the module (`import
+        # errorMap from "./locales/en.js"`, a multi-line `from ._exceptions import (`)
+        targets += [(i, (name, *words)) for i, name, _ in defined]
         # one import line that names several of the file's symbols is one importer
         by_site = {(site[0], site[1]): site for site in reversed(
             self._verified_uses(targets, path, _IMPORTS, outside=True)
@@ -1153,7 +1285,7 @@ class _Definitions:
             site[1][:1] == "_", self._kind(site[0]), -len(self.incoming.get(site[0], ())),
             site[2],
         ))  # fmt: skip
-        names = [[name, line] for _, name, line in shown[:INDEX_FILE_ROWS]]
+        names = [[name, line] for _, name, line in shown if _is_name(name)][:INDEX_FILE_ROWS]
         return [
             arg if arg is None else arg or path,
             _use_record(importers, path, with_name=False, limit=INDEX_FILE_ROWS),
@@ -1170,7 +1302,8 @@ def _use_record(
     rows in `_use_order`]; a row is [path, line, user, relation, confidence]
     (and the name used, `with_name`)."""
     width = 6 if with_name else 5
-    rows = [list(found[k][:width]) for k in _use_order(found, home)[:limit]]
+    shown = [k for k in _use_order(found, home) if found[k][2]]  # a user with a name
+    rows = [list(found[k][:width]) for k in shown[:limit]]
     return [
         len(found),
         len({site[0] for site in found}),

@@ -20,7 +20,12 @@ All apply one rule, documented in docs/advice_accuracy.md:
 * imports, re-exports, parameters and attribute assignments (`self.x = ...`,
   `inst.parse = ...`) are not definitions. Imports and re-exports are kept as
   *bindings*: a site that points at one is not wrong, but it is not a
-  definition either.
+  definition either. So is every TS/JS declaration the TypeScript binder makes
+  an alias (`const X = require("./x")`, `exports.X = Y`): go-to-definition
+  resolves its name to another declaration;
+* Rust `const` items, which Universal Ctags does not emit, are read line by
+  line (`rust_consts`); lines are numbered at LF, as `grep -n` and graphify
+  number them (`source_lines`).
 
 Declarations of one name in one scope of one file are one definition with
 several lines: TS merges them into one symbol (overload signatures and their
@@ -39,6 +44,7 @@ definition without overloads.
 from __future__ import annotations
 
 import ast
+import bisect
 import json
 import re
 import subprocess
@@ -118,6 +124,8 @@ class DefinitionIndex:
     files: frozenset[str]
     definitions: dict[str, list[Definition]] = field(default_factory=dict)
     bindings: dict[str, list[Decl]] = field(default_factory=dict)
+    # Rust `impl` blocks (file, line): no definition, but code that uses what it names
+    impls: set[tuple[str, int]] = field(default_factory=set)
 
     def lookup(
         self, name: str, qualifier: str | None = None, kinds: Iterable[str] = ()
@@ -137,6 +145,13 @@ class DefinitionIndex:
 
     def is_binding(self, name: str, file: str, line: int) -> bool:
         return any(b.file == file and b.covers(line) for b in self.bindings.get(name, ()))
+
+    def declares(self, name: str, file: str, line: int) -> bool:
+        """A declaration the parser finds at file:line is code of the project
+        named `name` there: one of its definitions, or a Rust `impl` block."""
+        return (file, line) in self.impls or any(
+            d.covers(file, line) for d in self.definitions.get(name, ())
+        )
 
 
 def _qualified_by(d: Definition, qualifier: str) -> bool:
@@ -175,7 +190,8 @@ def build_index(decls: Iterable[Decl], files: Iterable[str]) -> DefinitionIndex:
         if decl.kind == "binding":
             index.bindings.setdefault(decl.name, []).append(decl)
         elif decl.kind == "impl":
-            continue  # adds to a type defined elsewhere: not a definition, nor a binding
+            # adds to a type defined elsewhere: not a definition, nor a binding
+            index.impls.update((decl.file, line) for line in range(decl.line, decl.name_line + 1))
         else:
             by_name.setdefault(decl.name, []).append(decl)
     for name, group in by_name.items():
@@ -266,6 +282,17 @@ const [tsDir, root] = process.argv.slice(-2);  // `node -e SCRIPT tsDir root`
 const ts = require(tsDir);
 const files = JSON.parse(fs.readFileSync(0, "utf8"));
 const K = ts.SyntaxKind;
+// One program over the files, so that the binder marks aliases: a declaration
+// whose symbol is an alias (`const X = require("./x")`, `exports.X = Y`,
+// `module.exports.X = a.b`) binds another declaration's name, as go-to-definition
+// (LanguageService.getDefinitionAtPosition) resolves it, and is a binding.
+const program = ts.createProgram(files.map((rel) => path.join(root, rel)),
+  {allowJs: true, noResolve: true, noLib: true, types: [], noEmit: true});
+const checker = program.getTypeChecker();
+function isAlias(nameNode) {
+  const symbol = checker.getSymbolAtLocation(nameNode);
+  return !!symbol && (symbol.flags & ts.SymbolFlags.Alias) !== 0;
+}
 const FUNCTION_LIKE = new Set([K.FunctionDeclaration, K.FunctionExpression, K.ArrowFunction,
   K.MethodDeclaration, K.Constructor, K.GetAccessor, K.SetAccessor]);
 function nameOf(node) {
@@ -273,6 +300,7 @@ function nameOf(node) {
   if (!n) return null;
   if (ts.isIdentifier(n) || ts.isPrivateIdentifier(n)) return n.text;
   if (ts.isStringLiteral(n) || ts.isNumericLiteral(n)) return n.text;
+  if (ts.isComputedPropertyName(n)) return n.getText();  // `[Symbol.iterator]`
   return null;
 }
 // A member of a named type: an interface, or an object type that is (part of)
@@ -288,10 +316,8 @@ function ownedByNamedType(node) {
 }
 const lines = [];
 for (const rel of files) {
-  const text = fs.readFileSync(path.join(root, rel), "utf8");
-  const scriptKind = /\.tsx$/.test(rel) ? ts.ScriptKind.TSX
-    : /\.(m|c)?jsx?$/.test(rel) ? ts.ScriptKind.JSX : ts.ScriptKind.TS;
-  const sf = ts.createSourceFile(rel, text, ts.ScriptTarget.Latest, true, scriptKind);
+  const sf = program.getSourceFile(path.join(root, rel));
+  if (!sf) throw new Error("the program does not hold " + rel);
   const lineOf = (pos) => sf.getLineAndCharacterOfPosition(pos).line + 1;
   const emit = (node, name, kind, container, opts) => {
     const o = opts || {};
@@ -326,8 +352,14 @@ for (const rel of files) {
         if (!inFunction && ts.isIdentifier(node.name)) {
           const stmt = parent && parent.parent;
           const start = stmt && ts.isVariableStatement(stmt) ? stmt.getStart(sf) : undefined;
-          emit(node, name, "variable", container, {start: start});
-          push = name;
+          const alias = isAlias(node.name);
+          emit(node, name, alias ? "binding" : "variable", container, {start: start});
+          if (!alias) push = name;
+        }
+        break;
+      case K.BindingElement:  // `const { Help } = require("./help")`: each an alias
+        if (!inFunction && ts.isIdentifier(node.name) && isAlias(node.name)) {
+          emit(node, node.name.text, "binding", container);
         }
         break;
       case K.MethodDeclaration: case K.GetAccessor: case K.SetAccessor:
@@ -355,7 +387,8 @@ for (const rel of files) {
         const kind = FUNCTION_LIKE.has(node.right.kind) || ts.isClassExpression(node.right)
           ? "function" : "variable";
         const opts = {nameNode: left.name, start: parent.getStart(sf)};
-        if (isExports) emit(node, left.name.text, kind, container, opts);
+        if (isExports) emit(node, left.name.text, isAlias(left.name) ? "binding" : kind,
+                            container, opts);
         else if (ts.isPropertyAccessExpression(obj) && obj.name.text === "prototype"
                  && ts.isIdentifier(obj.expression)) {
           emit(node, left.name.text, kind, container.concat([obj.expression.text]), opts);
@@ -440,6 +473,16 @@ _CTAGS_FIELDS = "--fields=+nKsZ"
 _ATTRIBUTE_STARTS = ("#[", "@")
 
 
+def source_lines(text: str) -> list[str]:
+    """A file's lines as `grep -n`, `git grep -n`, `rg -n`, Universal Ctags and
+    graphify number them: split at LF only (a lone CR or a form feed, which
+    `str.splitlines` also splits at, ends no line), a CR before the LF dropped."""
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [line[:-1] if line.endswith("\r") else line for line in lines]
+
+
 def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[Decl]:
     """The declarations of Go/Rust/Ruby/PHP/Java `files` (relative to `root`)."""
     if not files:
@@ -477,7 +520,7 @@ def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[
             name = name.replace("\\", ".").rsplit(".", 1)[-1]
         line = int(tag["line"])
         if file not in lines_of:
-            lines_of[file] = (root / file).read_text(errors="replace").splitlines()
+            lines_of[file] = source_lines((root / file).read_text(errors="replace"))
         first = line
         text = lines_of[file]
         while first > 1 and text[first - 2].lstrip().startswith(_ATTRIBUTE_STARTS):
@@ -488,11 +531,12 @@ def ctags_decls(root: Path, files: Sequence[str], ctags: str = "ctags") -> list[
     return out
 
 
-# Java: an anonymous class body (`new Runnable() {`, `new Foo.Bar(x) {`) and, at
-# its top level, a method declaration (`public void run() {`). Universal Ctags
-# emits neither; the class is no definition of Runnable, but its methods are
-# definitions of theirs (`run`, scoped by the type they implement).
-_JAVA_ANONYMOUS = re.compile(r"\bnew\s+([A-Za-z_][\w.]*)\s*(?:<[^<>]*>)?\s*\([^()]*\)\s*\{")
+# Java: an anonymous class body (`new Runnable() {`, `new Foo.Bar(x) {`, and, as
+# JLS 15.9 allows, `new JTextPane( doc=new Doc() )` with its `{` on the next
+# line) and, at its top level, a method declaration (`public void run() {`).
+# Universal Ctags emits neither; the class is no definition of Runnable, but
+# its methods are definitions of theirs (`run`, scoped by the type they implement).
+_JAVA_NEW = re.compile(r"\bnew\s+([A-Za-z_][\w.]*)\s*(?:<[^<>]*>)?\s*\(")
 _JAVA_METHOD = re.compile(
     r"^\s*(?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|protected|private|static|final|synchronized"
     r"|abstract|native|default|strictfp)\s+)*(?P<type>[\w.<>\[\], ?]+?)\s+(?P<name>[A-Za-z_]\w*)"
@@ -503,32 +547,144 @@ _JAVA_NOT_TYPES = frozenset({"return", "new", "throw", "else", "case", "yield", 
 _JAVA_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|\'(?:[^\'\\]|\\.)*\'')
 
 
+def _java_body(flat: str, opened: int) -> int:
+    """Where the anonymous class body of the `new X(` whose `(` is at `opened`
+    starts (its `{`), or -1 when the expression has none."""
+    depth, k = 0, opened
+    while k < len(flat):
+        if flat[k] == "(":
+            depth += 1
+        elif flat[k] == ")":
+            depth -= 1
+            if depth == 0:
+                break
+        k += 1
+    k += 1
+    while k < len(flat) and flat[k].isspace():
+        k += 1
+    return k if k < len(flat) and flat[k] == "{" else -1
+
+
 def java_anonymous_members(text: str, file: str) -> list[Decl]:
     """The methods declared at the top level of each anonymous class body in
     a Java file (a line-based reading: strings and `//` comments are blanked
-    before braces are counted)."""
-    lines = [_JAVA_STRING.sub('""', line).split("//", 1)[0] for line in text.splitlines()]
+    before parentheses and braces are counted)."""
+    lines = [_JAVA_STRING.sub('""', line).split("//", 1)[0] for line in source_lines(text)]
+    flat = "\n".join(lines)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line) + 1)
     out = []
-    for start, line in enumerate(lines):
-        for match in _JAVA_ANONYMOUS.finditer(line):
-            owner = match.group(1).rsplit(".", 1)[-1]
-            depth = 0
-            for k in range(start, len(lines)):
-                body = lines[k][match.end() - 1 :] if k == start else lines[k]
-                if k != start and depth == 1:
-                    decl = _JAVA_METHOD.match(lines[k])
-                    rest = decl["rest"] if decl else ""
-                    if (decl and decl["type"].split()[0] not in _JAVA_NOT_TYPES
-                            and ("{" in rest or not rest.rstrip().endswith(";"))):  # fmt: skip
-                        name = decl["name"]
-                        scope = (owner, f"anonymous@{start + 1}")  # one per class body
-                        first = k  # its annotations (`@Override`) belong to it
-                        while first > start + 1 and lines[first - 1].lstrip().startswith("@"):
-                            first -= 1
-                        out.append(Decl(file, name, "function", scope, first + 1, k + 1, True))
-                depth += body.count("{") - body.count("}")
-                if depth <= 0:
-                    break
+    for match in _JAVA_NEW.finditer(flat):
+        body = _java_body(flat, match.end() - 1)
+        if body < 0:
+            continue
+        owner = match.group(1).rsplit(".", 1)[-1]
+        start = bisect.bisect_right(starts, match.start()) - 1  # the `new` line
+        opened = bisect.bisect_right(starts, body) - 1  # the `{` line
+        depth = 0
+        for k in range(opened, len(lines)):
+            part = flat[body : starts[k + 1] - 1] if k == opened else lines[k]
+            if k != opened and depth == 1:
+                decl = _JAVA_METHOD.match(lines[k])
+                rest = decl["rest"] if decl else ""
+                if (decl and decl["type"].split()[0] not in _JAVA_NOT_TYPES
+                        and ("{" in rest or not rest.rstrip().endswith(";"))):  # fmt: skip
+                    name = decl["name"]
+                    scope = (owner, f"anonymous@{start + 1}")  # one per class body
+                    first = k  # its annotations (`@Override`) belong to it
+                    while first > opened + 1 and lines[first - 1].lstrip().startswith("@"):
+                        first -= 1
+                    out.append(Decl(file, name, "function", scope, first + 1, k + 1, True))
+            depth += part.count("{") - part.count("}")
+            if depth <= 0:
+                break
+    return out
+
+
+# Rust: `const` items, which Universal Ctags 5.9 does not emit (it emits `static`
+# items as variables). The Rust Reference's grammar: an item `const NAME: Type`,
+# at module level, in a `mod`, or an associated constant of an `impl` or a
+# `trait`; one in a function body is an item of that block (a local, as the
+# other languages' locals). Read line by line, comments, strings and character
+# literals blanked, the enclosing blocks told apart by their headers.
+_RUST_CONST = re.compile(
+    r"^\s*(?:pub(?:\s*\([^)]*\))?\s+)?const\s+(?P<name>[A-Za-z_][A-Za-z0-9_]*)\s*:"
+)
+_RUST_BLANK = re.compile(r'b?"(?:[^"\\]|\\.)*"|b?\'(?:[^\'\\\n]|\\[^\n]{1,10}?)\'|//.*')
+_RUST_HEADER = re.compile(
+    r"\b(?:(?P<impl>impl)\b(?P<impl_rest>.*)|trait\s+(?P<trait>[A-Za-z_]\w*)"
+    r"|mod\s+(?P<mod>[A-Za-z_]\w*)|(?P<fn>fn)\b)"
+)
+
+
+def _rust_impl_type(header: str) -> str:
+    """The type an `impl` header implements for: `impl<T> Buf for &mut T` -> T
+    (as Universal Ctags names it), `impl fmt::Display for Version` -> Version."""
+    text, depth, kept = header, 0, []
+    for char in text:  # drop generic arguments
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            kept.append(char)
+    text = "".join(kept).split(" where ", 1)[0]
+    text = text.split(" for ", 1)[1] if " for " in text else text
+    words = re.findall(r"[A-Za-z_]\w*", text.replace("::", " "))
+    words = [w for w in words if w not in ("mut", "dyn", "unsafe", "const")]
+    return words[-1] if words else ""
+
+
+def rust_consts(text: str, file: str) -> list[Decl]:
+    """The `const` items of a Rust file, scoped by their `mod`, `impl` type or
+    `trait`; none inside a function body."""
+    out = []
+    stack: list[tuple[str, str]] = []  # (kind, name) of each open brace
+    header = ""
+    block = 0  # /* */ nesting
+    for number, raw in enumerate(source_lines(text), 1):
+        line = raw
+        if block or "/*" in line:
+            kept, k = [], 0
+            while k < len(line):
+                if line.startswith("/*", k):
+                    block, k = block + 1, k + 2
+                elif block and line.startswith("*/", k):
+                    block, k = block - 1, k + 2
+                else:
+                    kept.append(" " if block else line[k])
+                    k += 1
+            line = "".join(kept)
+        line = _RUST_BLANK.sub('""', line)
+        match = _RUST_CONST.match(line)
+        at_item_level = all(kind in ("impl", "trait", "mod") for kind, _ in stack)
+        if match and at_item_level and match["name"] != "_":
+            scope = tuple(name for _, name in stack if name)
+            out.append(Decl(file, match["name"], "variable", scope, number, number))
+        for char in line:
+            if char == "{":
+                found = _RUST_HEADER.search(header)
+                if found is None:
+                    stack.append(("block", ""))
+                elif found["impl"]:
+                    stack.append(("impl", _rust_impl_type(found["impl_rest"])))
+                elif found["trait"]:
+                    stack.append(("trait", found["trait"]))
+                elif found["mod"]:
+                    stack.append(("mod", found["mod"]))
+                else:
+                    stack.append(("fn", ""))
+                header = ""
+            elif char == "}":
+                if stack:
+                    stack.pop()
+                header = ""
+            elif char == ";":
+                header = ""
+            else:
+                header += char
+        header += " "
     return out
 
 
@@ -547,8 +703,9 @@ def project_index(
     decls.extend(ctags_decls(root, [f for f in files if f.endswith(CTAGS_SUFFIXES)], ctags))
     for rel in files:
         if rel.endswith(".java"):
-            text = (root / rel).read_text(errors="replace")
-            decls.extend(java_anonymous_members(text, rel))
+            decls.extend(java_anonymous_members((root / rel).read_text(errors="replace"), rel))
+        elif rel.endswith(".rs"):
+            decls.extend(rust_consts((root / rel).read_text(errors="replace"), rel))
     scripts = []
     for rel in files:
         if rel.endswith(PYTHON_SUFFIXES):

@@ -39,11 +39,15 @@ USE_RELATIONS = IMPORT_RELATIONS | frozenset(
 
 def normalize_label(label: str) -> str:
     """graphify's label conventions: methods `.name()`, functions `name()`,
-    Ruby classes and modules by qualified name (`Hashie::Mash`)."""
+    Ruby classes and modules by qualified name (`Hashie::Mash`); a member
+    named by a string literal (zod's `."~validate"()`) by the literal's text,
+    as the TypeScript parser names it."""
     if label.startswith("."):
         label = label[1:]
     if label.endswith("()"):
         label = label[:-2]
+    if len(label) > 2 and label[0] == label[-1] and label[0] in "\"'":
+        label = label[1:-1]
     return label.rsplit("::", 1)[-1] if "::" in label and not label.endswith(":") else label
 
 

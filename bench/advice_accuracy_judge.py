@@ -180,6 +180,31 @@ def _use_names(node: Node, index: DefinitionIndex) -> tuple[str, ...]:
     return (node.name, *sorted(owners))
 
 
+def _defined_at(index: DefinitionIndex, name: str, file: str, line: int) -> bool:
+    return any(d.covers(file, line) for d in index.definitions.get(name, ()))
+
+
+def is_file_node(node: Node) -> bool:
+    """graphify's node for a file itself: labelled with its base name, or a
+    tail of its path (`click/__init__.py`)."""
+    return bool(node.file) and (
+        node.label == node.file.rsplit("/", 1)[-1] or node.file.endswith("/" + node.label)
+    )
+
+
+def is_code(node: Node | None, index: DefinitionIndex) -> bool:
+    """Whether a use's user is code of the project: a file's own node (its
+    top-level code), or a node at a declaration of its name the parser finds
+    (a definition, or a Rust `impl` block). Not a node at a line that only
+    names a type (graphify 0.8.31's `str` at `def f(x: str)`, which "uses"
+    every name the file imports), nor one at an attribute set at run time."""
+    if node is None:
+        return False
+    if is_file_node(node):
+        return True
+    return node.line is not None and index.declares(node.name, node.file, node.line)
+
+
 def verified_uses(
     nodes: Collection[Node],
     graph: GraphView,
@@ -187,18 +212,24 @@ def verified_uses(
     source: SourceAt,
     *,
     import_names: tuple[str, ...] = (),
+    module: tuple[str, ...] = (),
 ) -> list[Edge]:
-    """The graph's use edges into `nodes` whose line names what they use (an
-    import of a file: its module or a symbol it defines, `import_names`)."""
+    """The graph's use edges into `nodes` whose line names what they use and
+    whose user is code of the project (`is_code`). A use of a file's own node
+    may name its `module` or a symbol the file defines (`import_names`: `export
+    { Receiver }`); an import of one of its symbols, the symbol or the `module`
+    (`import errorMap from "./locales/en.js"`, `from ._exceptions import (`)."""
     ids = {n.id for n in nodes}
     out = []
     for node in nodes:
         for edge in graph.uses_of.get(node.id, ()):
-            if edge.source in ids:
+            if edge.source in ids or not is_code(graph.nodes.get(edge.source), index):
                 continue
             names = _use_names(node, index)
-            if edge.relation in IMPORT_RELATIONS or node.name == node.file.rsplit("/", 1)[-1]:
-                names = (*names, *import_names)
+            if is_file_node(node):
+                names = (*names, *module, *import_names)
+            elif edge.relation in IMPORT_RELATIONS:
+                names = (*names, *module)
             if source.names_at(edge.file, edge.line, *names):
                 out.append(edge)
     return out
@@ -419,8 +450,15 @@ def _judge_read(
     defined_here = tuple(
         sorted({d.name for defs in index.definitions.values() for d in defs if d.file == file})
     )
-    import_names = (*module_names(file), *defined_here)
-    uses = verified_uses(nodes, graph, index, source, import_names=import_names)
+    module = module_names(file)
+    # what depends on the file uses the file, or a definition the parser finds
+    # in it: not a node graphify made where the file only calls a name (mobx's
+    # `return initObservable(() =>`, whose callers call another file's function)
+    own = [
+        n for n in nodes
+        if is_file_node(n) or (n.line is not None and _defined_at(index, n.name, file, n.line))
+    ]  # fmt: skip
+    uses = verified_uses(own, graph, index, source, import_names=defined_here, module=module)
     elsewhere = [e for e in uses if e.file != file]
     used_elsewhere = bool(elsewhere)
 
@@ -458,7 +496,7 @@ def _judge_read(
             if use.file == file:
                 shortfalls.append(f"{use.label} {use.file}:{use.line} is in the read file")
             if use.label == "Importer":
-                _check_use(use, import_names, nodes, evidence, shortfalls)
+                _check_use(use, (*module, *defined_here), nodes, evidence, shortfalls)
                 continue
             if use.used is None or not any(
                 d.file == file for d in index.definitions.get(use.used, ())

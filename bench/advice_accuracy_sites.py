@@ -13,6 +13,8 @@ import re
 import subprocess
 from pathlib import Path
 
+from bench.advice_accuracy_defs import source_lines
+
 # What may continue an identifier, in the bench's languages: `$` (JS, PHP),
 # Ruby's `?`/`!` suffixes (so `key` is not named by `key?`).
 _WORD_CHAR = r"A-Za-z0-9_$"
@@ -47,7 +49,8 @@ def module_names(path: str) -> tuple[str, ...]:
 
 
 class SourceAt:
-    """The project's files at one commit, read once each, by line."""
+    """The project's files at one commit, read once each, by line (numbered as
+    `grep -n` and graphify number them: `source_lines`)."""
 
     def __init__(self, root: Path, commit: str) -> None:
         self.root = root
@@ -73,7 +76,7 @@ class SourceAt:
             return None
         if done.returncode != 0:
             return None
-        return done.stdout.decode(errors="replace").splitlines()
+        return source_lines(done.stdout.decode(errors="replace"))
 
     def line(self, path: str, number: int) -> str | None:
         """Line `number` (1-based) of `path` at the commit, or None when there is none."""

@@ -24,8 +24,11 @@ from bench.advice_accuracy_defs import (
     Decl,
     DefinitionIndex,
     build_index,
+    java_anonymous_members,
     project_index,
     python_decls,
+    rust_consts,
+    source_lines,
 )
 from bench.advice_accuracy_graph import Edge, GraphView, normalize_label
 from bench.advice_accuracy_judge import (
@@ -41,8 +44,10 @@ from bench.advice_accuracy_judge import (
     Target,
     Verdict,
     hook_context,
+    is_code,
     parse_advisory,
     parse_graphify_output,
+    verified_uses,
 )
 from bench.advice_accuracy_judge import judge as judge_with
 from bench.advice_accuracy_sites import SourceAt
@@ -1167,3 +1172,191 @@ def test_a_node_id_cut_by_the_quoting_is_the_one_node_it_fits() -> None:
     assert (v.verdict, v.answered) == (USEFUL, True), v.reason
     nowhere = parse_advisory(adv.text.replace('node "mod_lock"', 'node "zz\\u2026zz"'))
     assert judge(Target(name="lock"), nowhere, [], index, graph, source).verdict == USEFUL
+
+
+# ------------------------------------- the definitions, by principles other tools confirm
+
+RUST_ITEMS = """pub const MAX: usize = 8; // a { in a comment
+/* const HIDDEN: u8 = 1; { */
+pub struct Version {
+    major: u64,
+}
+impl<T: Buf + ?Sized> Buf for &mut T {
+    const SIZE: usize = 0;
+    fn remaining(&self) -> usize {
+        const LOCAL: char = '{';
+        0
+    }
+}
+impl Version {
+    pub const EMPTY: Self = Version { major: 0 };
+}
+pub trait Buf {
+    const SIZE: usize;
+}
+mod inner {
+    pub(crate) const DEEP: &str = "}";
+    fn f<'a>(x: &'a str) -> &'a str { x }
+}
+const _: () = ();
+pub const fn make() -> u8 { 1 }
+static GLOBAL: u8 = 1;
+"""
+
+
+def test_rust_consts_are_definitions_of_their_scope_and_locals_are_not() -> None:
+    """Universal Ctags 5.9 emits no Rust `const` item (bytes' `const STATIC_VTABLE:
+    Vtable`, a definition by the Rust Reference's grammar, was judged no
+    definition); a const in a function body is an item of that block, a local."""
+    found = {(d.name, d.container, d.line) for d in rust_consts(RUST_ITEMS, "lib.rs")}
+    assert found == {
+        ("MAX", (), 1), ("SIZE", ("T",), 7), ("EMPTY", ("Version",), 14),
+        ("SIZE", ("Buf",), 17), ("DEEP", ("inner",), 20),
+    }  # fmt: skip
+
+
+@pytest.mark.skipif(shutil.which("ctags") is None, reason="needs Universal Ctags (universal-ctags)")
+def test_rust_consts_and_statics_are_in_the_index(tmp_path: Path) -> None:
+    (tmp_path / "lib.rs").write_text(RUST_ITEMS)
+    index = project_index(tmp_path, ["lib.rs"])
+    assert {"MAX", "EMPTY", "GLOBAL", "Version"} <= set(index.definitions)
+    assert "LOCAL" not in index.definitions and "HIDDEN" not in index.definitions
+    assert [d.container for d in index.lookup("EMPTY", qualifier="Version")] == [("Version",)]
+    assert ("lib.rs", 6) in index.impls  # `impl ... for &mut T`: code, not a definition
+
+
+COMMONJS = {
+    "lib/command.js": "class Command {}\nexports.Command = Command;\n",
+    "index.js": (
+        "const fs = require('fs');\nconst { Command } = require('./lib/command.js');\n"
+        "const Sub = require('./lib/command.js').Command;\nexports.Command = Command;\n"
+        "module.exports.Alias = Command;\nexports.createCommand = (name) => new Command(name);\n"
+        "exports.program = new Command();\nconst local = fs;\n"
+    ),
+}
+# TypeScript's language service, as an editor asks it: where is the name at
+# each position defined? (LanguageService.getDefinitionAtPosition)
+GO_TO_DEFINITION = r"""
+const ts = require(process.argv[1]); const path = require("path"); const fs = require("fs");
+const root = process.argv[2]; const asked = JSON.parse(process.argv[3]);
+const files = [...new Set(asked.map((q) => path.join(root, q[0])))];
+files.push(path.join(root, "lib/command.js"));
+const read = (f) => fs.readFileSync(f, "utf8");
+const host = {getScriptFileNames: () => files, getScriptVersion: () => "1",
+  getScriptSnapshot: (f) => fs.existsSync(f) ? ts.ScriptSnapshot.fromString(read(f)) : undefined,
+  getCurrentDirectory: () => root, getCompilationSettings: () => ({allowJs: true, noLib: true}),
+  getDefaultLibFileName: () => "lib.d.ts", fileExists: fs.existsSync, readFile: read};
+const service = ts.createLanguageService(host, ts.createDocumentRegistry());
+const out = asked.map(([file, line, word]) => {
+  const full = path.join(root, file); const lines = read(full).split("\n");
+  const at = lines.slice(0, line - 1).join("\n").length + (line > 1 ? 1 : 0)
+    + lines[line - 1].indexOf(word);
+  return (service.getDefinitionAtPosition(full, at) || []).map((d) => {
+    const sf = service.getProgram().getSourceFile(d.fileName);
+    const where = sf.getLineAndCharacterOfPosition(d.textSpan.start).line + 1;
+    return [path.relative(root, d.fileName), where];
+  });
+});
+process.stdout.write(JSON.stringify(out));
+"""
+
+
+def test_commonjs_aliases_and_requires_are_bindings(tmp_path: Path) -> None:
+    """`exports.Command = Command`, `module.exports.Alias = Command` and `const fs =
+    require('fs')` only bind another declaration's name: the TypeScript binder makes
+    each an alias, and go-to-definition resolves it to the original (checked here
+    with the pinned language service). `exports.createCommand = (name) => ...` and
+    `exports.program = new Command()` define what they export."""
+    ts = _typescript()
+    for name, text in COMMONJS.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    asked = [["index.js", 4, "Command"], ["index.js", 5, "Alias"], ["index.js", 6, "createCommand"]]
+    done = subprocess.run(
+        ["node", "-e", GO_TO_DEFINITION, str(ts), str(tmp_path), json.dumps(asked)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert json.loads(done.stdout) == [
+        [["lib/command.js", 1]],
+        [["lib/command.js", 1]],
+        [["index.js", 6]],
+    ]  # an alias resolves to the class; a definition to itself
+    index = project_index(tmp_path, sorted(COMMONJS), "node", ts)
+    (command,) = index.definitions["Command"]  # the class; its two exports are bindings
+    assert (command.file, [d.line for d in command.decls]) == ("lib/command.js", [1])
+    assert {"fs", "Sub", "Alias"} <= set(index.bindings) and "Command" in index.bindings
+    assert not {"fs", "Sub", "Alias"} & set(index.definitions)
+    assert {"createCommand", "program", "local"} <= set(index.definitions)
+
+
+def test_lines_are_numbered_as_grep_n_numbers_them(tmp_path: Path) -> None:
+    """BeanShell's ParseException.java ends its line 2 with CR CR LF: `str.splitlines`
+    counts two lines there, `grep -n`, Universal Ctags and graphify one."""
+    text = "/* a */\r\r\n/* b */\r\n\x0cpublic Token currentToken;\r\n"
+    assert source_lines(text) == ["/* a */\r", "/* b */", "\x0cpublic Token currentToken;"]
+    assert text.splitlines()[3] != source_lines(text)[2]
+    (tmp_path / "A.java").write_bytes(text.encode())
+    git_ = ["git", "-C", str(tmp_path)]
+    subprocess.run([*git_, "init", "-q"], check=True)
+    subprocess.run([*git_, "add", "A.java"], check=True)
+    subprocess.run([*git_, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "a"],
+                   check=True)  # fmt: skip
+    grep = subprocess.run(
+        [*git_, "grep", "-n", "currentToken"], capture_output=True, text=True, check=True
+    )
+    assert grep.stdout.startswith("A.java:3:")
+    assert sites.SourceAt(tmp_path, "HEAD").names_at("A.java", 3, "currentToken")
+
+
+def test_an_anonymous_class_body_may_open_on_the_next_line() -> None:
+    """JLS 15.9: `new X(args) ClassBody`, the arguments with calls of their own and
+    the body's `{` on a later line (BeanShell's JConsole: `new JTextPane( doc=new
+    DefaultStyledDocument() )` then `{`, declaring `cut` and `paste`)."""
+    java = (
+        "class C {\n  void f() {\n    text = new JTextPane( doc=new Doc() ) \n      {\n"
+        "        public void\tcut() {\n          super.cut();\n        }\n"
+        "        public void\tpaste()\t{\n        }\n      };\n    g(new Doc());\n  }\n}\n"
+    )
+    found = {(d.name, d.container, d.name_line) for d in java_anonymous_members(java, "C.java")}
+    assert found == {("cut", ("JTextPane", "anonymous@3"), 5),
+                     ("paste", ("JTextPane", "anonymous@3"), 8)}  # fmt: skip
+
+
+def test_uses_are_counted_from_code_into_what_the_file_defines() -> None:
+    """A use's user is code: a file, or a node at a declaration of its name
+    (graphify 0.8.31's `str`, at `def f(x: str)`, "uses" what the file imports).
+    A Read's dependents use what the file defines: mobx's observable.ts has a
+    node `initObservable` at `return initObservable(() =>`, a call of another
+    file's function, whose callers do not depend on observable.ts."""
+    mod = "def lock():\n    pass\n\n\ndef make():\n    return initObservable(1)\n"
+    user = "from pkg.mod import lock\n\n\ndef run(x: str):\n    lock()\n    initObservable(2)\n"
+    files = {"pkg/mod.py": mod, "pkg/use.py": user}
+    index = build_index([*python_decls(mod, "pkg/mod.py"), *python_decls(user, "pkg/use.py")],
+                        files)  # fmt: skip
+
+    def node(nid: str, label: str, file: str, line: int) -> dict[str, object]:
+        return {"id": nid, "label": label, "source_file": file, "source_location": f"L{line}",
+                "file_type": "code"}  # fmt: skip
+
+    def edge(s: str, t: str, rel: str, line: int) -> dict[str, object]:
+        return {"source": s, "target": t, "relation": rel, "confidence": "EXTRACTED",
+                "source_file": "pkg/use.py", "source_location": f"L{line}"}  # fmt: skip
+
+    nodes = [node("mod", "mod.py", "pkg/mod.py", 1), node("lock", "lock()", "pkg/mod.py", 1),
+             node("init", "initObservable()", "pkg/mod.py", 6),
+             node("use", "use.py", "pkg/use.py", 1), node("run", "run()", "pkg/use.py", 4),
+             node("str", "str", "pkg/use.py", 4)]  # fmt: skip
+    links = [edge("run", "lock", "calls", 5), edge("str", "lock", "uses", 5),
+             edge("use", "lock", "imports_from", 1), edge("run", "init", "calls", 6)]  # fmt: skip
+    graph, source = GraphView.from_nodes(nodes, links), Texts(files)
+    assert [is_code(graph.nodes[n], index) for n in ("use", "run", "str")] == [True, True, False]
+    lock = verified_uses([graph.nodes["lock"]], graph, index, source)
+    assert sorted((e.source, e.line) for e in lock) == [("run", 5), ("use", 1)]
+    read = judge(Target(file="pkg/mod.py"), None, [], index, graph, source)
+    assert read.used_elsewhere  # lock's users; not init's, which mod.py does not define
+    only_init = GraphView.from_nodes(nodes, [edge("run", "init", "calls", 6)])
+    assert not judge(Target(file="pkg/mod.py"), None, [], index, only_init, source).used_elsewhere
+
+
+def test_a_member_named_by_a_string_is_named_by_its_text() -> None:
+    assert normalize_label('."~validate"()') == "~validate"

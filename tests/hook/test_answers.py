@@ -380,3 +380,136 @@ def test_a_type_named_in_a_signature_is_no_definition(tmp_path: Path) -> None:
     assert sites(built["s:Comparator"]) == [("src/parse.rs", 1)]
     assert "s:FormatterInterface" not in built
     assert sites(built["s:Widget"]) == [("w/w.go", 4)]
+
+
+def test_a_typescript_method_signature_over_several_lines_is_an_overload(tmp_path: Path) -> None:
+    """commander's `.d.ts` declares `command(` with one parameter per line, twice:
+    both signatures are overloads of the one node graphify makes."""
+    dts = (
+        "export class Command {\n  command(\n    nameAndArgs: string,\n    opts?: Options,\n"
+        "  ): ReturnType<this['createCommand']>;\n  /**\n   * .command('x')\n   */\n"
+        "  command(\n    nameAndArgs: string,\n    description: string,\n  ): this;\n}\n"
+    )
+    root = project(tmp_path, {"typings/index.d.ts": dts})
+    built = index(root, [node("c_command", ".command()", "typings/index.d.ts", 2)], [])
+    assert built["s:command"][1][0][7] == [2, 9]
+
+
+def test_a_comment_that_names_a_method_is_no_overload(tmp_path: Path) -> None:
+    """BeanShell's BeanShellBSFEngine: a Javadoc line `bsh eval() method to set
+    the variables` is no declaration of `eval`, so the one `eval` is no overload."""
+    java = (
+        "class E {\n\t/**\n\t\tthe standard\n\t\tbsh eval() method to set the variables\n\t*/\n"
+        '\tfinal static String m = "";\n\t// eval(x) is not it either\n'
+        "\tpublic Object eval (\n\t\tString source) {\n\t\treturn null;\n\t}\n}\n"
+    )
+    root = project(tmp_path, {"src/E.java": java})
+    nodes = [node("e", "E", "src/E.java", 1), node("e_eval", ".eval()", "src/E.java", 8)]
+    built = index(root, nodes, [edge("e", "e_eval", "method", "src/E.java", 8)])
+    assert built["s:eval"][1][0][7] == []
+
+
+def test_only_exports_and_prototypes_define_by_assignment(tmp_path: Path) -> None:
+    """graphify makes nodes where a function is assigned (`this.parseArg = (arg)
+    => ...`, commander) and where `require` binds a module (`const fs =
+    require('fs')`): an attribute set on an object at run time and an import
+    (the TypeScript binder's alias) are no definitions; a CommonJS export and a
+    prototype's method are, unless the export only names another binding
+    (`exports.Command = Command`: an alias, as TypeScript resolves it)."""
+    js = (
+        "const fs = require('fs');\nclass Argument {\n  choices(values) {\n"
+        "    this.parseArg = (arg) => arg;\n  }\n}\n"
+        "exports.createArgument = (name) => new Argument(name);\nexports.Argument = Argument;\n"
+        "function Runner() {}\nRunner.prototype.run = function () {};\n"
+    )
+    root = project(tmp_path, {"lib/argument.js": js})
+    nodes = [
+        node("fs", "fs", "lib/argument.js", 1),
+        node("arg", "Argument", "lib/argument.js", 2),
+        node("arg_parse", ".parseArg()", "lib/argument.js", 4),
+        node("create", "createArgument()", "lib/argument.js", 7),
+        node("arg_alias", "Argument", "lib/argument.js", 8),
+        node("run", ".run()", "lib/argument.js", 10),
+    ]
+    built = index(root, nodes, [])
+    assert "s:fs" not in built and "s:parseArg" not in built
+    assert sites(built["s:Argument"]) == [("lib/argument.js", 2)]
+    assert sites(built["s:createArgument"]) == [("lib/argument.js", 7)]
+    assert sites(built["s:run"]) == [("lib/argument.js", 10)]
+
+
+def test_a_java_variable_s_type_is_no_definition(tmp_path: Path) -> None:
+    """cordova's `final Runnable loadError = new Runnable() {`: graphify makes a
+    node `Runnable` there; the line declares `loadError` (JLS 14.4), and the
+    anonymous class is a use (the issue's Java class)."""
+    java = "class V {\n  void go() {\n    final Runnable task = new Runnable() {\n"
+    java += "      public void run() {}\n    };\n    Runnable other = new Runnable() {};\n  }\n}\n"
+    root = project(tmp_path, {"src/V.java": java})
+    nodes = [node("v_runnable", "Runnable", "src/V.java", 3),
+             node("v_runnable_6", "Runnable", "src/V.java", 6)]  # fmt: skip
+    assert "s:Runnable" not in index(root, nodes, [])
+
+
+def test_a_read_counts_every_definition_the_graph_holds_in_the_file(tmp_path: Path) -> None:
+    """A symbol search is not answered for an accessor (zod's `get shape()`: the
+    interfaces that declare the property have no node) nor for a Ruby setter
+    (`def cache_store=(store)`: no search names it), but each is a definition
+    the read file holds: its Defines counts them, and lists the accessor."""
+    root = project(
+        tmp_path,
+        {
+            "src/box.ts": "export class Box {\n  get size(): number {\n    return 1;\n  }\n}\n",
+            "lib/cache.rb": "module Cache\n  def cache_store=(store)\n  end\n"
+            "  def [](key)\n  end\nend\n",
+        },
+    )
+    nodes = [node("box", "Box", "src/box.ts", 1), node("box_size", ".size()", "src/box.ts", 2),
+             node("cache", "Cache", "lib/cache.rb", 1),
+             node("cache_store", ".cache_store=()", "lib/cache.rb", 2),
+             node("cache_get", ".[]()", "lib/cache.rb", 4)]  # fmt: skip
+    built = index(root, nodes, [])
+    assert "s:size" not in built and "s:cache_store=" not in built
+    assert built["f:src/box.ts"][3] == [2, [["Box", 1], ["size", 2]]]
+    assert built["f:lib/cache.rb"][3] == [3, [["Cache", 1]]]
+
+
+def test_a_use_counts_when_its_user_is_code(tmp_path: Path) -> None:
+    """graphify 0.8.31 makes a node of each type a line names (`str`, at the
+    line that names it) and edges from it; those define nothing, so use
+    nothing. A Rust `impl Buf for &mut T` is code: its use counts, though the
+    advisory cannot name it (bytes: 9 of Buf's 28 uses). A Rust type graphify
+    records as declared (`_rust_declaration_count`) with no `contains` edge
+    (bytes' `pub struct Bytes`) is a definition and a user like any other."""
+    root = project(
+        tmp_path,
+        {
+            "src/buf.rs": "pub trait Buf {\n}\nimpl<T: Buf + ?Sized> Buf for &mut T {\n}\n",
+            "src/bytes.rs": "use crate::Buf;\npub struct Bytes {\n}\nimpl Buf for Bytes {\n}\n",
+            "app.py": "from lib import Buf\n\n\ndef f(x: str) -> Buf:\n    return Buf()\n",
+        },
+    )
+    bytes_ = node("src_bytes_bytes", "Bytes", "src/bytes.rs", 2)
+    bytes_["_rust_declaration_count"] = 1
+    nodes = [
+        node("src_buf", "buf.rs", "src/buf.rs", 1),
+        node("src_buf_buf", "Buf", "src/buf.rs", 1),
+        node("mut_t", "&mut T", "src/buf.rs", 3),
+        bytes_,
+        node("app_f", "f()", "app.py", 4),
+        node("app_str", "str", "app.py", 4),
+    ]
+    links = [
+        edge("src_buf", "src_buf_buf", "contains", "src/buf.rs", 1),
+        edge("mut_t", "src_buf_buf", "implements", "src/buf.rs", 3),
+        edge("src_bytes_bytes", "src_buf_buf", "implements", "src/bytes.rs", 4),
+        edge("app_str", "src_buf_buf", "uses", "app.py", 5),  # a placeholder's edge
+        edge("app_f", "app_str", "references", "app.py", 4),  # referenced, never contained
+        edge("app_f", "src_buf_buf", "calls", "app.py", 5),
+        edge("src_buf_buf", "src_bytes_bytes", "references", "src/bytes.rs", 4),
+    ]
+    built = index(root, nodes, links)
+    total, files, relations, _, rows = built["s:Buf"][1][0][8]
+    assert (total, files) == (3, 3)  # &mut T, Bytes and f; not str
+    assert relations == [["implements", 2], ["calls", 1]]
+    assert [row[2] for row in rows] == ["f", "Bytes"]  # `&mut T` counted, not shown
+    assert sites(built["s:Bytes"]) == [("src/bytes.rs", 2)]
