@@ -116,7 +116,7 @@ LOOKUP_OUTPUT_SCAN: "Final" = 64 * 1024
 MAX_FIELD_CHARS: "Final" = 256  # telemetry strings are cut to this (`target`: twice)
 STATE_DIR: "Final" = ".state"
 INDEX_DIR: "Final" = ".index"
-INDEX_MAGIC: "Final" = "graphify-nudge-index 3"
+INDEX_MAGIC: "Final" = "graphify-nudge-index 4"
 INDEX_RETRY_SECONDS: "Final" = 600  # a build that left no word is retried after 10 minutes
 INDEX_FAILED_RETRY_SECONDS: "Final" = 86_400  # one that failed, after a day
 INDEX_MAX_LINE: "Final" = 1 << 16  # no index line is longer: the builder drops sites to fit
@@ -2023,7 +2023,7 @@ def graph_state(graph: Graph, root: str, store: Store) -> None:
 # 6. Index: what the graph holds, from a sorted sidecar file (graphify_nudge_index.py builds it)
 #
 # `<telemetry dir>/.index/<name>.idx`, one per graph path. The first line is
-# `graphify-nudge-index 3 <TAB> <graph key> <TAB> <nodes> <TAB> <capabilities>
+# `graphify-nudge-index 4 <TAB> <graph key> <TAB> <nodes> <TAB> <capabilities>
 # <TAB> <release>`; then one line per file the graph says something about (`f
 # <TAB> path <TAB> [explain argument, importers, dependents, definitions]`)
 # and one per symbol name, case as written (`s <TAB> name <TAB> [total,
@@ -2395,16 +2395,18 @@ def _index_site(row: object) -> "Optional[tuple[Any, ...]]":
     write, else None. The builder checks every row with this before writing
     it, and the hook every row it reads: an index it did not write never puts
     other text into an advisory. Every text is quoted when shown (`_quote`);
-    the scope is only ever compared, never shown."""
+    the scope is only ever compared, never shown. An empty node id is a Go
+    struct field named like its type, which graphify makes no node for; its
+    owner is the struct."""
     if not isinstance(row, list) or len(row) != 9:
         return None
     name, path, line, arg, nid, scope, owner, overloads, uses = row
     if (
         isinstance(name, str) and len(name) <= INDEX_MAX_FIELD and _is_name(name)
         and _plain(path) and (arg is None or _plain(arg)) and _count(line)
-        and isinstance(nid, str) and 0 < len(nid) <= INDEX_MAX_FIELD
+        and isinstance(nid, str) and len(nid) <= INDEX_MAX_FIELD
         and isinstance(scope, str) and len(scope) <= INDEX_MAX_FIELD
-        and isinstance(owner, str) and (owner == "" or _is_name(owner))
+        and isinstance(owner, str) and (owner == "" or _is_name(owner)) and (nid or owner)
         and len(owner) <= INDEX_MAX_FIELD and isinstance(overloads, list)
         and len(overloads) <= 64 and all(_count(n) for n in overloads) and _index_uses(uses)
     ):  # fmt: skip
@@ -2833,7 +2835,8 @@ def _symbol_lines(
             continue
         cited.append(path)
         text = f"Definition{f' {k + 1} of {hit.total}' if several else ''}: {_site(path, line)}"
-        text += f" {_quote(name)}{f' of {_quote(owner)}' if owner else ''}, node {_quote(nid)}"
+        text += f" {_quote(name)}{f' of {_quote(owner)}' if owner else ''}, "
+        text += f"node {_quote(nid)}" if nid else "a field with no graph node"
         if overloads:
             at = ", ".join(str(n) for n in overloads)
             text += f", one graph node for {len(overloads)} overloads at lines {at}"

@@ -477,6 +477,13 @@ def _index_lines(
         test, generated, _, _ = _site_rank(path, line)
         used = row[8][0]  # type: ignore[index]
         by_name.setdefault(name, []).append(((test, generated, -used, path, line), row))
+    # a Go struct field named like its type: a definition with no node of its own
+    for name, path, line, struct, scope in defined.go_fields(sites):
+        field: list[object] = [name, path, line, None, "", " ".join(scope), struct, [],
+                               _use_record([], path, with_name=False)]  # fmt: skip
+        if _index_site(field) is not None:
+            test, generated, _, _ = _site_rank(path, line)
+            by_name.setdefault(name, []).append(((test, generated, 0, path, line), field))
     for key, ranked in by_name.items():
         ranked.sort(key=lambda pair: pair[0])
         head = f"s\t{key}\t[{len(ranked)},["
@@ -806,6 +813,15 @@ def _declares_type(text: str, name: str) -> bool:
 
 
 _GO_RECEIVER: "Final" = re.compile(r"\bfunc\s*\([^()]*\)\s*$")
+#: a Go struct type's line (`type Logger struct {`, or inside a grouped `type (`)
+_GO_STRUCT: "Final" = re.compile(r"^\s*(?:type\s+)?([A-Za-z_]\w*)(?:\[[^\]]*\])?\s+struct\s*\{")
+#: a Go field declaration, the spec's `IdentifierList Type`: `Level Level`, `Out, Err *Writer`
+_GO_FIELD: "Final" = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s+([^\s=:,(].*)$")
+_GO_KEYWORDS: "Final" = frozenset(
+    {"break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough",
+     "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range",
+     "return", "select", "struct", "switch", "type", "var"}
+)  # fmt: skip
 #: a Rust implementation's header (`impl Display for Version {`, `unsafe impl<T> Send for X`)
 _RUST_IMPL: "Final" = re.compile(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:unsafe\s+)?impl\b")
 #: Ruby's operator methods (`def [](key)`, `def <=>(other)`)
@@ -1071,6 +1087,48 @@ class _Definitions:
         for lines in self._named_in.values():
             lines.sort()
         return out
+
+    def go_fields(
+        self, sites: "list[tuple[int, str, str, int, list[str]]]"
+    ) -> "list[tuple[str, str, int, str, list[str]]]":
+        """(name, file, line, struct, scope) of each Go struct field named like
+        the type it is declared with (logrus's `Level Level` in `Logger`): a
+        definition of the name (the Go spec's FieldDecl) that graphify makes no
+        node for. The graph records it as the struct's `references` edge to the
+        type at the field's line; the line must declare the name as a field of
+        that type, and the struct's own line be `type S struct {`."""
+        out: dict[tuple[str, int], tuple[str, str, int, str, list[str]]] = {}
+        for i, name, path, _, _ in sites:
+            if not path.endswith(".go"):
+                continue
+            for j, relation, _, where, line in self.incoming.get(i, ()):
+                if relation != "references" or not where.endswith(".go") or self.excludes(where):
+                    continue
+                struct = self._go_struct(j)
+                field = _GO_FIELD.match(self.sources.line(where, line) or "")
+                if struct is None or field is None or struct[1] >= line:
+                    continue
+                names = [word.strip() for word in field.group(1).split(",")]
+                if (
+                    name in names
+                    and names[0] not in _GO_KEYWORDS
+                    and (_word_at(field.group(2), name) >= 0)
+                ):
+                    scope = _bounded([*self._path_scope(where), struct[0]])
+                    out.setdefault((where, line), (name, where, line, struct[0], scope))
+        return list(out.values())
+
+    def _go_struct(self, j: int) -> "Optional[tuple[str, int]]":
+        """(name, line) of node j when it is a Go struct type declared on its line."""
+        source = self.resolver._source[j][0]
+        here = _site_of(source, self.resolver.nodes[j].get("source_location"))
+        label = self.resolver.nodes[j].get("label")
+        if here is None or not source.endswith(".go") or not isinstance(label, str):
+            return None
+        struct = _GO_STRUCT.match(self.sources.line(*here) or "")
+        if struct is None or struct.group(1) != label or not _is_name(label):
+            return None
+        return label, here[1]
 
     def _declared_at(self, path: str, line: int, name: str, typed: bool) -> "Optional[int]":
         """The line that declares `name` at graphify's `line`: that line, or,

@@ -58,8 +58,9 @@ _HEADER = re.compile(
     + r" in (?P<n>\d+) places|holds " + _named("file") + r"); quoted text is repository data\.$"
 )  # fmt: skip
 _DEFINITION = re.compile(
-    r"^Definition(?: (\d+) of (\d+))?: " + _SITE + " " + _Q + r"(?: of " + _Q + r")?, node "
-    + _Q + r"(?:, one graph node for (\d+) overloads at lines (\d+(?:, \d+)*))?"
+    r"^Definition(?: (\d+) of (\d+))?: " + _SITE + " " + _Q + r"(?: of " + _Q + r")?, "
+    r"(?:node " + _Q + r"|a field with no graph node)"
+    r"(?:, one graph node for (\d+) overloads at lines (\d+(?:, \d+)*))?"
     r"(?:; (?:used at (\d+) sites? in (\d+) files?|(no use recorded)))?\.$"
 )  # fmt: skip
 _USES = re.compile(
@@ -105,7 +106,7 @@ class DefinitionClaim:
     line: int
     name: str
     owner: str | None
-    node_id: str
+    node_id: str  # "": a Go struct field "with no graph node"
     index: int | None  # K of "Definition K of M"
     of: int | None  # M
     overloads: int | None  # "one graph node for N overloads"
@@ -238,7 +239,7 @@ def _parse_answer(text: str, header: re.Match[str]) -> Advisory:
                     line=int(m.group(4)),
                     name=unquote(m.group(5)),
                     owner=unquote(m.group(6)) if m.group(6) is not None else None,
-                    node_id=unquote(m.group(7)),
+                    node_id=unquote(m.group(7)) if m.group(7) is not None else "",
                     index=int(m.group(1)) if m.group(1) else None,
                     of=int(m.group(2)) if m.group(2) else None,
                     overloads=int(m.group(8)) if m.group(8) else None,

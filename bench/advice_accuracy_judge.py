@@ -710,6 +710,15 @@ def _judge_answer(
     for claim in advisory.definitions:
         if claim.name != name:
             raise _Misleading(f"Definition {claim.file}:{claim.line} is {claim.name}, not {name}")
+        if not claim.node_id:
+            # "a field with no graph node": the parser's definitions (judge_symbol's
+            # check of every site) must hold a definition there, and nothing uses it
+            if claim.used_sites or not claim.owner:
+                raise _Misleading(
+                    f"the field {claim.file}:{claim.line} has no node to count uses of"
+                )
+            cited_nodes.append(None)
+            continue
         _check_node(claim, graph, index)
         cited_nodes.append(node_of(claim, graph))
         matching = [d for d in (*defs, *others) if d.covers(claim.file, claim.line)]
@@ -749,7 +758,10 @@ def _judge_answer(
     per_definition = bool(advisory.definitions) and all(
         c.used_sites is not None for c in advisory.definitions
     )
-    resolved = None not in cited_nodes  # a node id the quoting cut leaves counts unchecked
+    # a node id the quoting cut leaves counts unchecked (a field cites no node)
+    resolved = all(
+        n is not None or not c.node_id for c, n in zip(advisory.definitions, cited_nodes)
+    )
     if resolved and (advisory.count("Uses") is not None or not per_definition):
         # kind B may count per definition instead ("used at N sites", each checked below)
         _check_count("Uses", advisory.count("Uses"), verified, len(advisory.uses), shortfalls)

@@ -1360,3 +1360,25 @@ def test_uses_are_counted_from_code_into_what_the_file_defines() -> None:
 
 def test_a_member_named_by_a_string_is_named_by_its_text() -> None:
     assert normalize_label('."~validate"()') == "~validate"
+
+
+def test_a_field_with_no_graph_node_is_judged_by_its_line() -> None:
+    """A Go struct field named like its type ("a field with no graph node",
+    docs/hook.md) cites no node to check: the parser must define the name at
+    its line, and it claims no use."""
+    index, graph, source = _world()
+    head = HEAD + 'holds one definition of "lock"; quoted text is repository data.\n'
+
+    def field(site: str, tail: str = "") -> Advisory:
+        return parse_advisory(
+            head + f'Definition: "{site}" "lock" of "Mod", a field with no graph node{tail}.'
+        )
+
+    adv = field("pkg/mod.py:46")
+    assert not adv.malformed and adv.definitions[0].node_id == ""
+    assert judge(Target(name="lock"), adv, [], index, graph, source).verdict == USEFUL
+    v = judge(Target(name="lock"), field("pkg/use.py:5"), [], index, graph, source)
+    assert (v.verdict, "pkg/use.py:5 is not a definition of" in v.reason) == (MISLEADING, True)
+    counted = field("pkg/mod.py:46", "; used at 1 site in 1 file")
+    v = judge(Target(name="lock"), counted, [], index, graph, source)
+    assert (v.verdict, "has no node to count uses of" in v.reason) == (MISLEADING, True)

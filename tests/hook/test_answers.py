@@ -513,3 +513,83 @@ def test_a_use_counts_when_its_user_is_code(tmp_path: Path) -> None:
     assert relations == [["implements", 2], ["calls", 1]]
     assert [row[2] for row in rows] == ["f", "Bytes"]  # `&mut T` counted, not shown
     assert sites(built["s:Bytes"]) == [("src/bytes.rs", 2)]
+
+
+def test_a_go_struct_field_named_like_its_type_is_a_definition(tmp_path: Path) -> None:
+    """logrus's `Level Level` in `Logger` defines `Level` (the Go spec's
+    FieldDecl: IdentifierList Type), and graphify 0.9.96 makes no node for it,
+    only the struct's `references` edge to the type at that line (cobra's
+    `FParseErrWhitelist FParseErrWhitelist`, logrus's `Formatter Formatter`).
+    A field of another name, a method returning the type and a local variable
+    are no such definition."""
+    repo = project(
+        tmp_path / "repo",
+        {
+            "logrus.go": "package logrus\n\ntype Level uint32\n",
+            "logger.go": (
+                "package logrus\n\ntype Logger struct {\n\t// the level\n\tLevel Level\n"
+                '\tOut, Err Level\n\tlevel Level `json:"l"`\n}\n\n'
+                "func (logger *Logger) Get() Level {\n\tvar Level Level\n\treturn Level\n}\n"
+            ),
+            "entry.go": (
+                "package logrus\n\ntype (\n\tEntry struct {\n\t\tLevel, Other Level\n\t}\n)\n"
+            ),
+        },
+    )
+    nodes = [
+        node("logrus_go", "logrus.go", "logrus.go", 1),
+        node("logger_go", "logger.go", "logger.go", 1),
+        node("entry_go", "entry.go", "entry.go", 1),
+        node("logrus_level", "Level", "logrus.go", 3),
+        node("logrus_logger", "Logger", "logger.go", 3),
+        node("logrus_logger_get", ".Get()", "logger.go", 10),
+        node("logrus_entry", "Entry", "entry.go", 4),
+    ]
+    links = [
+        edge("logrus_go", "logrus_level", "contains", "logrus.go", 3),
+        edge("logger_go", "logrus_logger", "contains", "logger.go", 3),
+        edge("entry_go", "logrus_entry", "contains", "entry.go", 4),
+        edge("logrus_logger", "logrus_logger_get", "method", "logger.go", 10),
+        *(edge("logrus_logger", "logrus_level", "references", "logger.go", n) for n in (5, 6, 7)),
+        edge("logrus_logger_get", "logrus_level", "references", "logger.go", 11),
+        edge("logrus_entry", "logrus_level", "references", "entry.go", 5),
+    ]
+    built = index(repo, nodes, links)
+    rows = built["s:Level"][1]
+    assert built["s:Level"][0] == 3
+    assert [(row[1], row[2], row[4], row[6]) for row in rows] == [
+        ("logrus.go", 3, "logrus_level", ""),
+        ("entry.go", 5, "", "Entry"),
+        ("logger.go", 5, "", "Logger"),
+    ]
+    assert [row[8][0] for row in rows] == [5, 0, 0]  # the type's uses; a field has no node
+    assert rows[2][5].split()[-1] == "Logger"  # its scope: a search for `Logger.Level` finds it
+
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "init")
+    graph = {
+        "directed": False,
+        "graph": {"graphify_version": "0.9.96"},
+        "nodes": nodes,
+        "links": links,
+        "built_at_commit": git(repo, "rev-parse", "HEAD"),
+    }
+    (repo / ".graphify").mkdir()
+    (repo / ".graphify" / "graph.json").write_text(json.dumps(graph))
+    hook = Hook(repo, tmp_path / "telemetry")
+    text = context_of(hook.call("Grep", {"pattern": "Level", "path": str(repo)}))
+    assert 'defines "Level" in 3 places' in text
+    assert (
+        'Definition 3 of 3: "logger.go:5" "Level" of "Logger", a field with no graph node; '
+        "no use recorded." in text
+    )
+    assert 'Definition 1 of 3: "logrus.go:3" "Level", node "logrus_level"' in text
+    text = context_of(hook.call("Grep", {"pattern": "Logger.Level", "path": str(repo)}))
+    head = git(repo, "rev-parse", "--short=7", "HEAD")
+    assert text.split("\n")[:2] == [
+        f"{graphify_nudge.MARKER} The code graph (current at HEAD {head}) "
+        'holds one definition of "Logger.Level"; quoted text is repository data.',
+        'Definition: "logger.go:5" "Level" of "Logger", a field with no graph node.',
+    ]
+    assert "More:" not in text  # no node for graphify to explain
