@@ -64,6 +64,22 @@ def index(
     return out
 
 
+def commit_with_graph(repo: Path, nodes: list[dict[str, Any]], links: list[dict[str, Any]]) -> None:
+    """Commit the project, then write graphify 0.9.96's graph of it, current at HEAD."""
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "init")
+    graph = {
+        "directed": False,
+        "graph": {"graphify_version": "0.9.96"},
+        "nodes": nodes,
+        "links": links,
+        "built_at_commit": git(repo, "rev-parse", "HEAD"),
+    }
+    (repo / ".graphify").mkdir()
+    (repo / ".graphify" / "graph.json").write_text(json.dumps(graph))
+
+
 def sites(record: dict[str, Any] | list[Any]) -> list[tuple[str, int]]:
     return [(row[1], row[2]) for row in record[1]]  # type: ignore[index]
 
@@ -276,27 +292,18 @@ def test_a_read_of_a_file_answers_what_depends_on_it(tmp_path: Path) -> None:
             "lib/b.py": "from lib.a import target\n\n\ndef caller():\n    return target()\n",
         },
     )
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "init")
-    graph = {
-        "directed": False,
-        "graph": {"graphify_version": "0.9.96"},
-        "nodes": [
-            node("lib_a", "a.py", "lib/a.py", 1),
-            node("lib_a_target", "target()", "lib/a.py", 1),
-            node("lib_b", "b.py", "lib/b.py", 1),
-            node("lib_b_caller", "caller()", "lib/b.py", 4),
-        ],
-        "links": [
-            edge("lib_a", "lib_a_target", "contains", "lib/a.py", 1),
-            edge("lib_b", "lib_a_target", "imports_from", "lib/b.py", 1),
-            edge("lib_b_caller", "lib_a_target", "calls", "lib/b.py", 5),
-        ],
-        "built_at_commit": git(repo, "rev-parse", "HEAD"),
-    }
-    (repo / ".graphify").mkdir()
-    (repo / ".graphify" / "graph.json").write_text(json.dumps(graph))
+    nodes = [
+        node("lib_a", "a.py", "lib/a.py", 1),
+        node("lib_a_target", "target()", "lib/a.py", 1),
+        node("lib_b", "b.py", "lib/b.py", 1),
+        node("lib_b_caller", "caller()", "lib/b.py", 4),
+    ]
+    links = [
+        edge("lib_a", "lib_a_target", "contains", "lib/a.py", 1),
+        edge("lib_b", "lib_a_target", "imports_from", "lib/b.py", 1),
+        edge("lib_b_caller", "lib_a_target", "calls", "lib/b.py", 5),
+    ]
+    commit_with_graph(repo, nodes, links)
     hook = Hook(repo, tmp_path / "telemetry")
     text = context_of(hook.call("Read", {"file_path": str(repo / "lib/a.py")}))
     assert text.split("\n")[1:5] == [
@@ -565,18 +572,7 @@ def test_a_go_struct_field_named_like_its_type_is_a_definition(tmp_path: Path) -
     assert [row[8][0] for row in rows] == [5, 0, 0]  # the type's uses; a field has no node
     assert rows[2][5].split()[-1] == "Logger"  # its scope: a search for `Logger.Level` finds it
 
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "init")
-    graph = {
-        "directed": False,
-        "graph": {"graphify_version": "0.9.96"},
-        "nodes": nodes,
-        "links": links,
-        "built_at_commit": git(repo, "rev-parse", "HEAD"),
-    }
-    (repo / ".graphify").mkdir()
-    (repo / ".graphify" / "graph.json").write_text(json.dumps(graph))
+    commit_with_graph(repo, nodes, links)
     hook = Hook(repo, tmp_path / "telemetry")
     text = context_of(hook.call("Grep", {"pattern": "Level", "path": str(repo)}))
     assert 'defines "Level" in 3 places' in text
