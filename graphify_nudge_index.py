@@ -1104,16 +1104,15 @@ class _Definitions:
             for j, relation, _, where, line in self.incoming.get(i, ()):
                 if relation != "references" or not where.endswith(".go") or self.excludes(where):
                     continue
-                struct = self._go_struct(j)
+                # the line first (most references are no field of that name), then its struct
                 field = _GO_FIELD.match(self.sources.line(where, line) or "")
-                if struct is None or field is None or struct[1] >= line:
+                if field is None or _word_at(field.group(2), name) < 0:
                     continue
                 names = [word.strip() for word in field.group(1).split(",")]
-                if (
-                    name in names
-                    and names[0] not in _GO_KEYWORDS
-                    and (_word_at(field.group(2), name) >= 0)
-                ):
+                if name not in names or names[0] in _GO_KEYWORDS:
+                    continue
+                struct = self._go_struct(j)
+                if struct is not None and struct[1] < line:
                     scope = _bounded([*self._path_scope(where), struct[0]])
                     out.setdefault((where, line), (name, where, line, struct[0], scope))
         return list(out.values())
