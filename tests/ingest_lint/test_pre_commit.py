@@ -56,6 +56,19 @@ def _pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProces
     )
 
 
+def _harness(tmp_path: Path, files: dict[str, str]) -> Path:
+    """A throwaway harness repository with `files` written and staged."""
+    if shutil.which("git") is None:
+        pytest.fail("git is required to drive pre-commit (apt-get install git)")
+    project = tmp_path / "harness"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    for name, text in files.items():
+        (project / name).write_text(text, encoding="utf-8")
+    subprocess.run(["git", "add", *files], cwd=project, check=True)
+    return project
+
+
 def test_the_manifest_is_valid(tmp_path: Path) -> None:
     done = _pre_commit(
         "validate-manifest", str(REPO / ".pre-commit-hooks.yaml"), cwd=REPO, home=tmp_path
@@ -64,14 +77,7 @@ def test_the_manifest_is_valid(tmp_path: Path) -> None:
 
 
 def test_try_repo_accepts_prose_and_rejects_a_dump(tmp_path: Path) -> None:
-    if shutil.which("git") is None:
-        pytest.fail("git is required to drive pre-commit (apt-get install git)")
-    project = tmp_path / "harness"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (project / "decision.md").write_text(ACCEPT, encoding="utf-8")
-    (project / "calls.md").write_text(REJECT, encoding="utf-8")
-    subprocess.run(["git", "add", "decision.md", "calls.md"], cwd=project, check=True)
+    project = _harness(tmp_path, {"decision.md": ACCEPT, "calls.md": REJECT})
     home = tmp_path / "pre-commit-home"
 
     accepted = _pre_commit(
@@ -96,14 +102,7 @@ def test_unmarked_markdown_in_a_commit_passes_and_is_named_when_the_hook_fails(
     batches), so a commit of unmarked files only must pass: the skip is said, and
     not a failure. ``try-repo`` with neither --files nor --all-files runs on the staged
     files, as the commit's own hook run does."""
-    if shutil.which("git") is None:
-        pytest.fail("git is required to drive pre-commit (apt-get install git)")
-    project = tmp_path / "harness"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (project / "CONTRIBUTING.md").write_text(UNMARKED, encoding="utf-8")
-    (project / "notes.txt").write_text(UNMARKED, encoding="utf-8")
-    subprocess.run(["git", "add", "CONTRIBUTING.md", "notes.txt"], cwd=project, check=True)
+    project = _harness(tmp_path, {"CONTRIBUTING.md": UNMARKED, "notes.txt": UNMARKED})
     home = tmp_path / "pre-commit-home"
 
     unmarked = _pre_commit("try-repo", str(REPO), HOOK_ID, "--verbose", cwd=project, home=home)
@@ -140,16 +139,11 @@ def test_the_readmes_pre_commit_config_runs_as_written(
     """The README's `.pre-commit-config.yaml`, copied as written into a harness
     repository, with `mishkan` on PATH as the README says: prose passes, a
     call-graph dump fails on its rule."""
-    if shutil.which("git") is None:
-        pytest.fail("git is required to drive pre-commit (apt-get install git)")
     mishkan = Path(sys.executable).parent / "mishkan"
     assert mishkan.exists(), "the mishkan console script is installed beside this Python"
-    project = tmp_path / "harness"
-    project.mkdir()
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    (project / ".pre-commit-config.yaml").write_text(_readme_config(), encoding="utf-8")
-    (project / "decision.md").write_text(ACCEPT, encoding="utf-8")
-    subprocess.run(["git", "add", "."], cwd=project, check=True)
+    project = _harness(
+        tmp_path, {".pre-commit-config.yaml": _readme_config(), "decision.md": ACCEPT}
+    )
     home = tmp_path / "pre-commit-home"
     monkeypatch.setenv("PATH", f"{mishkan.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}")
     clean = _pre_commit("run", "--all-files", cwd=project, home=home)

@@ -33,9 +33,14 @@ def _graph(world: World, sources: list[str]) -> None:
     graph.write_text(json.dumps({"nodes": nodes, "links": []}))
 
 
-def _coverage(world: World, capsys: pytest.CaptureFixture[str]) -> list[str]:
+def _findings(world: World, capsys: pytest.CaptureFixture[str], check: str) -> list[str]:
+    """The routing check's lines of one check (`graph-coverage`, `hook-interpreter`)."""
     _code, lines, _err = _harness.check(world, capsys)
-    return [line for line in lines if "graph-coverage" in line]
+    return [line for line in lines if check in line]
+
+
+def _coverage(world: World, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    return _findings(world, capsys, "graph-coverage")
 
 
 def test_a_graph_of_the_project_s_code_is_clean(
@@ -83,8 +88,7 @@ def test_no_graph_or_no_index_is_no_finding(
 
 
 def _interpreter(world: World, capsys: pytest.CaptureFixture[str]) -> list[str]:
-    _code, lines, _err = _harness.check(world, capsys)
-    return [line for line in lines if "hook-interpreter" in line]
+    return _findings(world, capsys, "hook-interpreter")
 
 
 def test_a_machine_without_the_config_is_no_finding(
